@@ -1,0 +1,28 @@
+# `make book` and `make test` work on a fresh machine with only Python >= 3.11:
+# they create .venv (again when pyproject.toml changes), install, then build or test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: book instructor test release clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/mlcourse build
+
+instructor: $(STAMP)
+	$(BIN)/mlcourse build --instructor --out _build/instructor
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2
+
+release: $(STAMP)
+	$(BIN)/mlcourse release
+
+clean:
+	rm -rf _build

@@ -1,0 +1,11 @@
+"""nbgrader configuration: instructor notebooks in solutions/, generated student notebooks in exercises/."""
+
+c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
+
+c.CourseDirectory.root = "."
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.db_url = "sqlite:///_build/gradebook.db"
+c.CourseDirectory.course_id = "probabilistic-ml"
+# Student versions of notebooks carry no outputs, so regeneration is deterministic.
+c.ClearOutput.enabled = True
