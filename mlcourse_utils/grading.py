@@ -1,0 +1,759 @@
+"""Grading: the helpers that assignment test cells call, and the grader behind `mlcourse grade`.
+
+How an assignment is graded (the design is described for instructors in the README):
+
+* The *source* notebook ``solutions/NAME/NAME.ipynb`` holds, per task, an answer cell
+  (``grade_id`` = the function name) and test cells (``test_<function>[_<suffix>]``) with the
+  points. Test cells hold visible tests and, between nbgrader's hidden-test markers, hidden ones.
+* The student's notebook runs in a sandboxed process (``_sandbox.py``). Only the student's own
+  cells run there, never a test cell.
+* The grader executes each test cell of the *source* notebook (visible and hidden tests, as the
+  instructor wrote them) in its own clean process. Inside the test cell, the name of each
+  answer function is bound to a proxy that sends the arguments to the sandbox, calls the
+  student's function there and receives plain data back. Every comparison, every reference
+  value and the verdict are computed here, where the student's code cannot reach.
+
+A test cell earns its points when it runs to the end without raising. The helpers below raise
+``AssertionError`` with a message that says in words what was expected; that message is what
+the student reads in the feedback (never the test code).
+"""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+import csv
+import dataclasses
+import html
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._sandbox import RemoteError, Sandbox, SandboxError
+
+__all__ = [
+    "Case",
+    "check_close",
+    "check_equal",
+    "check_raises",
+    "check_against_reference",
+    "RemoteError",
+]
+
+# ====================================================================== test-cell helpers
+
+
+@dataclasses.dataclass
+class Case:
+    """One input for a hidden test: positional ``args``, ``kwargs`` and a ``label`` in words."""
+
+    args: tuple
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    label: str = ""
+
+
+def _describe(value, limit=8):
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        flat = np.array2string(value.ravel()[:limit], precision=6, separator=", ")
+        more = ", ..." if value.size > limit else ""
+        return f"array of shape {value.shape} {flat[:-1]}{more}]"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.10g}"
+    text = repr(value)
+    return text if len(text) < 200 else text[:200] + "..."
+
+
+def _is_scalar(x):
+    return isinstance(x, (int, float, np.number, bool, np.bool_)) or (
+        isinstance(x, np.ndarray) and x.ndim == 0
+    )
+
+
+def _compare(actual, expected, what, rtol, atol, exact):
+    """Raise AssertionError when ``actual`` does not match ``expected`` (structure-aware)."""
+    if isinstance(expected, (tuple, list)) and not (
+        isinstance(actual, np.ndarray) and not exact and _numeric_sequence(expected)
+    ):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            n = len(expected)
+            raise AssertionError(
+                f"{what}: expected {n} values (a tuple or list), got {_describe(actual)}"
+            )
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            _compare(a, e, f"{what}[{i}]", rtol, atol, exact)
+        return
+    if expected is None:
+        if actual is not None:
+            raise AssertionError(f"{what}: expected None, got {_describe(actual)}")
+        return
+    exp = np.asarray(expected)
+    if exp.dtype.kind in "US" or exact:
+        act = np.asarray(actual) if isinstance(actual, (list, tuple, np.ndarray)) else actual
+        if np.shape(act) != exp.shape or not np.array_equal(np.asarray(act), exp):
+            raise AssertionError(f"{what}: expected {_describe(expected)}, got {_describe(actual)}")
+        return
+    if isinstance(actual, (str, bytes, dict)) or actual is None:
+        raise AssertionError(f"{what}: expected {_describe(expected)}, got {_describe(actual)}")
+    try:
+        act = np.asarray(actual, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AssertionError(
+            f"{what}: expected numbers, got {_describe(actual)}"
+        ) from None
+    if act.shape != exp.shape:
+        if exp.ndim == 0:
+            raise AssertionError(f"{what}: expected a single number, got {_describe(actual)}")
+        raise AssertionError(
+            f"{what}: expected an array of shape {exp.shape}, got shape {act.shape}"
+        )
+    exp = exp.astype(np.float64)
+    same_inf = np.isinf(exp) == np.isinf(act)
+    close = np.isclose(act, exp, rtol=rtol, atol=atol, equal_nan=True)
+    if not (np.all(close) and np.all(same_inf) and np.all(np.isnan(exp) == np.isnan(act))):
+        if exp.ndim == 0:
+            raise AssertionError(f"{what}: expected {_describe(expected)}, got {_describe(actual)}")
+        bad = np.argwhere(~(close & same_inf))[0]
+        idx = tuple(int(i) for i in bad)
+        raise AssertionError(
+            f"{what}: entry {idx if len(idx) > 1 else idx[0]} should be {exp[idx]:.10g}, "
+            f"got {act[idx]:.10g}"
+        )
+
+
+def _numeric_sequence(seq):
+    return all(_is_scalar(v) for v in seq)
+
+
+def check_close(actual, expected, what, *, rtol=1e-6, atol=1e-9):
+    """Assert that ``actual`` matches ``expected`` within tolerances.
+
+    ``expected`` may be a number, an array, or a tuple/list of those; ``actual`` may use a list
+    where a tuple is expected, a Python float where a numpy scalar is expected, a 0-d array
+    for a number. ``what`` describes the call in words, e.g. ``"gaussian_mle([1, 2, 3])"``.
+    """
+    _compare(actual, expected, what, rtol, atol, exact=False)
+
+
+def check_equal(actual, expected, what):
+    """Assert exact equality (integers, booleans, labels), with the same structure rules."""
+    _compare(actual, expected, what, 0.0, 0.0, exact=True)
+
+
+def check_raises(exc_type, func, *args, what=None, **kwargs):
+    """Assert that ``func(*args, **kwargs)`` raises ``exc_type`` (or a subclass).
+
+    Works for a local function (visible tests in Jupyter) and for the grader's proxy to a
+    student's function (the error then arrives as a :class:`RemoteError`).
+    """
+    what = what or f"{getattr(func, '__name__', 'the function')}{_short_args(args)}"
+    try:
+        result = func(*args, **kwargs)
+    except RemoteError as exc:
+        if exc_type.__name__ in exc.mro:
+            return
+        raise AssertionError(
+            f"{what} should raise {exc_type.__name__}, but raised {exc.exc_type}: {exc.message}"
+        ) from None
+    except exc_type:
+        return
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(
+            f"{what} should raise {exc_type.__name__}, but raised {type(exc).__name__}: {exc}"
+        ) from None
+    raise AssertionError(f"{what} should raise {exc_type.__name__}, but returned {_describe(result)}")
+
+
+def _short_args(args):
+    parts = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            parts.append(f"<array {a.shape}>")
+        else:
+            r = repr(a)
+            parts.append(r if len(r) <= 40 else r[:37] + "...")
+    return "(" + ", ".join(parts) + ")"
+
+
+def check_against_reference(student, reference, cases, *, rtol=1e-6, atol=1e-9, exact=False,
+                            compare=None):
+    """Compare ``student(*case.args)`` with ``reference(*case.args)`` on every case.
+
+    ``compare(actual, expected, what)`` replaces the default comparison when given (e.g. to
+    compare an objective value instead of non-unique coefficients). The reference value is
+    computed in the calling process, so in the grader it is out of the student's reach.
+    """
+    name = getattr(student, "__name__", "your function")
+    for i, case in enumerate(cases):
+        args = tuple(case.args)
+        kwargs = dict(case.kwargs)
+        expected = reference(*_copy(args), **_copy(kwargs))
+        label = case.label or f"test input {i + 1}"
+        what = f"{name} on {label}"
+        try:
+            actual = student(*_copy(args), **_copy(kwargs))
+        except RemoteError as exc:
+            raise AssertionError(f"{what} raised {exc.exc_type}: {exc.message}") from None
+        if compare is not None:
+            compare(actual, expected, what)
+        elif exact:
+            check_equal(actual, expected, what)
+        else:
+            check_close(actual, expected, what, rtol=rtol, atol=atol)
+
+
+def _copy(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if isinstance(obj, tuple):
+        return tuple(_copy(v) for v in obj)
+    if isinstance(obj, list):
+        return [_copy(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _copy(v) for k, v in obj.items()}
+    return obj
+
+
+# ====================================================================== assignments
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+
+def find_course_root(start=None):
+    """The folder holding ``nbgrader_config.py`` (searched upward from ``start`` or cwd)."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "nbgrader_config.py").exists() and (folder / "solutions").is_dir():
+            return folder
+    fallback = Path(__file__).resolve().parent.parent
+    if (fallback / "solutions").is_dir():
+        return fallback
+    raise FileNotFoundError("no course folder (with nbgrader_config.py and solutions/) found")
+
+
+@dataclasses.dataclass
+class TestCell:
+    grade_id: str
+    task: str
+    points: float
+    source: str
+    description: str
+
+
+@dataclasses.dataclass
+class Assignment:
+    """What the grader needs from a source notebook."""
+
+    name: str
+    notebook: str
+    tasks: list
+    tests: list
+    setup: list
+    manual: list
+    visible_sources: dict
+
+    @property
+    def max_score(self):
+        return sum(t.points for t in self.tests)
+
+    def task_max(self, task):
+        return sum(t.points for t in self.tests if t.task == task)
+
+
+def _nbgrader_meta(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_test_cell(cell):
+    meta = _nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.get("cell_type") == "code"
+
+
+def strip_hidden_tests(source):
+    """The part of a test cell that students see (hidden-test blocks removed)."""
+    out, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == HIDDEN_BEGIN:
+            hidden = True
+        elif line.strip() == HIDDEN_END:
+            hidden = False
+        elif not hidden:
+            out.append(line)
+    return "\n".join(out).rstrip()
+
+
+def _docstring(source):
+    """First line of a cell's docstring (what a test cell checks), or ''."""
+    try:
+        doc = ast.get_docstring(ast.parse(source)) or ""
+    except SyntaxError:
+        return ""
+    return doc.strip().split("\n", 1)[0]
+
+
+def _source(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def read_notebook_cells(data):
+    """Cells of a version-4 notebook given as bytes or text (plain JSON: fast, no validation).
+
+    Raises ValueError with a short reason when the content is not a notebook.
+    """
+    nb = json.loads(data)
+    if not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
+        raise ValueError("not a Jupyter notebook of format version 4")
+    cells = [c for c in nb["cells"] if isinstance(c, dict)]
+    for c in cells:
+        if not isinstance(c.get("metadata", {}), dict):
+            c["metadata"] = {}
+    return cells
+
+
+def load_assignment(name, root=None):
+    """Read ``solutions/NAME/NAME.ipynb`` into an :class:`Assignment`."""
+    root = Path(root) if root else find_course_root()
+    path = root / "solutions" / name / f"{name}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb for "
+                                f"assignment {name!r}")
+    tasks, tests, setup, manual, visible = [], [], [], [], {}
+    for cell in read_notebook_cells(path.read_bytes()):
+        meta = _nbgrader_meta(cell)
+        gid = meta.get("grade_id")
+        source = _source(cell)
+        if cell.get("cell_type") == "code" and meta.get("solution") and not meta.get("grade"):
+            tasks.append(gid)
+        elif is_test_cell(cell):
+            owner = max((t for t in tasks if gid == f"test_{t}" or gid.startswith(f"test_{t}_")),
+                        key=len, default=None)
+            if owner is None:
+                raise ValueError(f"test cell {gid!r} in {path.name} follows no answer cell it names")
+            tests.append(TestCell(gid, owner, float(meta.get("points", 0)), source,
+                                  _docstring(source) or gid))
+            visible[gid] = strip_hidden_tests(source)
+        elif meta.get("grade") and meta.get("solution"):
+            manual.append((gid, float(meta.get("points", 0))))
+        elif cell.get("cell_type") == "code" and not meta.get("solution"):
+            setup.append(source)
+    return Assignment(name, path.name, tasks, tests, setup, manual, visible)
+
+
+# ====================================================================== grading one notebook
+
+#: Patterns that show an attempt to interfere with grading (reported; they earn nothing anyway).
+TAMPER_PATTERNS = {
+    r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
+    r"\brun_code\b|\brun_cell\b|\brun_ast_nodes\b": "patches IPython's execution",
+    r"display_formatter|displayhook|display_pub": "hijacks the display formatter",
+    r"sys\.modules": "edits sys.modules",
+    r"__eq__|__ne__|__bool__": "defines custom comparison methods",
+    r"builtins|__builtins__": "modifies builtins",
+    r"os\._exit|sys\.exit|\bexit\(|\bquit\(": "exits the interpreter",
+    r"(numpy|np)\.(isclose|allclose|testing)\s*=|np\.testing\.\w+\s*=": "monkeypatches numpy",
+}
+
+DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
+              "write the function yourself")
+
+
+@dataclasses.dataclass
+class TestResult:
+    grade_id: str
+    task: str
+    points: float
+    earned: float
+    description: str
+    message: str = ""
+    warnings: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class GradeResult:
+    student: str
+    assignment: str
+    tests: list = dataclasses.field(default_factory=list)
+    reasons: dict = dataclasses.field(default_factory=dict)   # task -> reason for withheld points
+    notes: list = dataclasses.field(default_factory=list)     # notebook-level remarks
+    cell_errors: list = dataclasses.field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+
+    def task_score(self, task):
+        return sum(t.earned for t in self.tests if t.task == task)
+
+    @property
+    def score(self):
+        return sum(t.earned for t in self.tests)
+
+
+class _Fatal(Exception):
+    """The sandbox died or timed out during a test cell."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Session:
+    """A student's sandbox with restart-on-failure and per-test-cell deadlines."""
+
+    def __init__(self, cells, hidden, memory_mb, timeout, max_restarts=4):
+        self.cells = cells  # list of (index, source, task or None)
+        self.hidden = hidden
+        self.memory_mb = memory_mb
+        self.timeout = timeout
+        self.max_restarts = max_restarts
+        self.restarts = -1
+        self.skip = set()
+        self.sandbox = None
+        self.deadline = None
+        self.current_task = None
+        self.delegated = set()
+        self.delegation_cells = set()
+        self.cell_errors = {}
+        self.warnings = []
+        self.outputs = []
+
+    def _drain_events(self, task=None, cell=None):
+        for event in self.sandbox.events:
+            if event == "delegation":
+                if task is not None:
+                    self.delegated.add(task)
+                elif cell is not None:
+                    self.delegation_cells.add(cell)
+        self.sandbox.events.clear()
+
+    def ensure(self):
+        if self.sandbox is not None:
+            return
+        self.restarts += 1
+        if self.restarts > self.max_restarts:
+            raise SandboxError("died", "the notebook's process failed too many times")
+        self.sandbox = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
+                               startup_timeout=max(self.timeout, 30)).start()
+        for index, source, task in self.cells:
+            if index in self.skip:
+                continue
+            try:
+                error, warns = self.sandbox.exec_cell(source, self.timeout)
+            except SandboxError as exc:
+                self.skip.add(index)
+                self.cell_errors[index] = _sandbox_reason(exc, self)
+                self._collect_output()
+                self.sandbox = None
+                return self.ensure()
+            self._drain_events(task=task, cell=index)
+            if error is not None and self.restarts == 0:
+                self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
+            if self.restarts == 0:
+                self.warnings.extend(warns)
+
+    def call(self, name, args, kwargs):
+        self.ensure()
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _Fatal(SandboxError("timeout", "timed out"))
+        try:
+            value, warns = self.sandbox.call(name, args, kwargs, left)
+        except RemoteError as exc:
+            self._drain_events(task=self.current_task)
+            self.warnings.extend(getattr(exc, "warnings", []))
+            raise
+        except SandboxError as exc:
+            self._collect_output()
+            self.sandbox = None
+            raise _Fatal(exc) from None
+        self._drain_events(task=self.current_task)
+        self.warnings.extend(warns)
+        return value
+
+    def _collect_output(self):
+        if self.sandbox is not None:
+            self.outputs.append(self.sandbox.output())
+            self.sandbox.kill()
+
+    def close(self):
+        self._collect_output()
+        self.sandbox = None
+
+
+def _sandbox_reason(exc, session):
+    if exc.kind == "timeout":
+        return f"timed out after {session.timeout:g} s (the per-cell time limit)"
+    if exc.kind == "died":
+        return (f"the notebook's process died ({exc}); a memory limit of "
+                f"{session.memory_mb} MB applies" if "signal" in str(exc) else
+                f"the notebook's process died ({exc})")
+    return f"grading was stopped: {exc} (tampering detected)"
+
+
+class _StudentFunction:
+    def __init__(self, session, name):
+        self._session = session
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._session.call(self.__name__, args, kwargs)
+        except RemoteError as exc:
+            if exc.exc_type == "MemoryError":
+                exc.message = (exc.message + " " if exc.message else "") + \
+                    f"(memory limit {self._session.memory_mb} MB)"
+            raise
+
+
+def _static_checks(assignment, cells):
+    """Delegation per task and tamper notes, from the submitted sources."""
+    delegated, notes = set(), []
+    for index, source, task in cells:
+        if re.search(r"mlcourse", source, re.IGNORECASE):
+            if task is not None:
+                delegated.add(task)
+            else:
+                notes.append(f"cell {index + 1} refers to mlcourse_utils, which is not available "
+                             "while grading")
+        for pattern, what in TAMPER_PATTERNS.items():
+            if re.search(pattern, source):
+                notes.append(f"cell {index + 1} {what}: tampering detected (it has no effect on "
+                             "grading, which runs outside your notebook)")
+    return delegated, notes
+
+
+def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
+                   hidden=()):
+    """Grade one submitted notebook file. Never modifies it; never raises for a bad submission."""
+    start = time.monotonic()
+    result = GradeResult(student, assignment.name)
+
+    def zero_all(reason):
+        for t in assignment.tests:
+            result.tests.append(TestResult(t.grade_id, t.task, t.points, 0.0, t.description))
+        for task in assignment.tasks:
+            result.reasons.setdefault(task, reason)
+        result.seconds = time.monotonic() - start
+        return result
+
+    if path is None:
+        return zero_all("no notebook was submitted")
+    try:
+        cells_in = read_notebook_cells(Path(path).read_bytes())
+    except Exception as exc:  # noqa: BLE001 (any unreadable file is a zero with a reason)
+        return zero_all(f"the notebook could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+
+    test_ids = {t.grade_id for t in assignment.tests}
+    cells = []
+    for index, cell in enumerate(cells_in):
+        if cell.get("cell_type") != "code":
+            continue
+        meta = _nbgrader_meta(cell)
+        gid = meta.get("grade_id")
+        source = _source(cell)
+        if gid in test_ids or is_test_cell(cell):
+            if gid in assignment.visible_sources and \
+                    source.strip() != assignment.visible_sources[gid].strip():
+                result.notes.append(f"test cell {gid} was changed: tampering detected (the "
+                                    "grader runs the original tests)")
+            continue
+        task = gid if gid in assignment.tasks else None
+        cells.append((index, source, task))
+
+    delegated, notes = _static_checks(assignment, cells)
+    result.notes.extend(notes)
+    session = _Session(cells, hidden, memory_mb, timeout)
+    failed_fatally = {}
+    try:
+        try:
+            session.ensure()
+        except SandboxError as exc:
+            return zero_all(_sandbox_reason(exc, session))
+        for test in assignment.tests:
+            tr = TestResult(test.grade_id, test.task, test.points, 0.0, test.description)
+            result.tests.append(tr)
+            if test.task in delegated or test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+                continue
+            if test.task in failed_fatally:
+                tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
+                continue
+            namespace = {"__name__": "__mlcourse_test__"}
+            for source in assignment.setup:
+                exec(compile(source, "<setup>", "exec"), namespace)  # instructor code only
+            for task in assignment.tasks:
+                namespace[task] = _StudentFunction(session, task)
+            session.current_task = test.task
+            session.warnings = []
+            session.deadline = time.monotonic() + timeout
+            try:
+                with np.errstate(all="ignore"):
+                    exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
+                tr.earned = test.points
+            except _Fatal as exc:
+                try:
+                    reason = _sandbox_reason(exc.error, session)
+                except Exception:  # noqa: BLE001
+                    reason = str(exc)
+                tr.message = reason
+                failed_fatally[test.task] = reason
+                result.reasons[test.task] = reason
+            except AssertionError as exc:
+                tr.message = str(exc) or f"a check failed: {test.description}"
+            except RemoteError as exc:
+                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
+            except SandboxError as exc:
+                tr.message = _sandbox_reason(exc, session)
+                failed_fatally[test.task] = tr.message
+                result.reasons[test.task] = tr.message
+            except Exception as exc:  # noqa: BLE001
+                tr.message = f"the result could not be checked ({type(exc).__name__}: {exc})"
+            tr.warnings = sorted(set(session.warnings))[:10]
+            if test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+        # A delegation seen late (e.g. in a later call) still voids the whole task.
+        for tr in result.tests:
+            if tr.task in session.delegated or tr.task in delegated:
+                tr.earned = 0.0
+                result.reasons[tr.task] = DELEGATION
+    finally:
+        session.close()
+    for index in sorted(session.delegation_cells):
+        result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
+                            "while grading")
+    result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
+    result.output = "\n".join(o for o in session.outputs if o.strip())[-20000:]
+    result.seconds = time.monotonic() - start
+    return result
+
+
+# ====================================================================== grading a class
+
+
+def find_submissions(name, submissions, notebook):
+    """``{student_id: notebook path or None}`` for both accepted layouts."""
+    found = {}
+    for folder in sorted(p for p in Path(submissions).iterdir() if p.is_dir()):
+        candidates = [folder / notebook, folder / name / notebook]
+        path = next((c for c in candidates if c.is_file()), None)
+        if path is None:
+            others = sorted(folder.glob("*.ipynb")) or sorted((folder / name).glob("*.ipynb"))
+            path = others[0] if len(others) == 1 else None
+        found[folder.name] = path
+    return found
+
+
+def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096, root=None,
+                progress=True):
+    """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html."""
+    from tqdm import tqdm
+
+    root = Path(root) if root else find_course_root()
+    assignment = load_assignment(name, root)
+    submissions, out = Path(submissions).resolve(), Path(out).resolve()
+    if not submissions.is_dir():
+        raise FileNotFoundError(f"submissions folder {submissions} does not exist")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "feedback").mkdir(exist_ok=True)
+    students = find_submissions(name, submissions, assignment.notebook)
+    hidden = sorted({root.resolve(), submissions, out})
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {
+            pool.submit(grade_notebook, assignment, path, student, timeout=timeout,
+                        memory_mb=memory_mb, hidden=hidden): student
+            for student, path in students.items()
+        }
+        bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
+                   disable=not progress, file=sys.stderr)
+        for fut in concurrent.futures.as_completed(futures):
+            student = futures[fut]
+            try:
+                results[student] = fut.result()
+            except Exception as exc:  # noqa: BLE001 (a grader bug must not stop the class)
+                res = GradeResult(student, name)
+                for t in assignment.tests:
+                    res.tests.append(TestResult(t.grade_id, t.task, t.points, 0.0, t.description))
+                for task in assignment.tasks:
+                    res.reasons[task] = f"internal grader error: {type(exc).__name__}: {exc}"
+                results[student] = res
+            write_feedback(results[student], assignment, out / "feedback" / f"{student}.html")
+            bar.update(1)
+        bar.close()
+    write_csvs(results, assignment, out)
+    return assignment, results
+
+
+def write_csvs(results, assignment, out):
+    with open(out / "grades.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "score", "max_score"])
+        for student in sorted(results):
+            w.writerow([student, assignment.name, _fmt(results[student].score),
+                        _fmt(assignment.max_score)])
+    with open(out / "task_scores.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "task", "score", "max_score"])
+        for student in sorted(results):
+            for task in assignment.tasks:
+                w.writerow([student, assignment.name, task,
+                            _fmt(results[student].task_score(task)),
+                            _fmt(assignment.task_max(task))])
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+FEEDBACK_CSS = """
+body{font-family:system-ui,sans-serif;max-width:900px;margin:2em auto;color:#222;line-height:1.45}
+h1{font-size:1.5em} table{border-collapse:collapse;width:100%;margin:1em 0}
+td,th{border-bottom:1px solid #ddd;padding:.4em .6em;text-align:left;vertical-align:top}
+.ok{color:#1a7f37}.bad{color:#b42318}.warn{color:#8a6d00;font-size:.9em}
+.reason{background:#fff4f2;border-left:4px solid #b42318;padding:.3em .6em;margin:.2em 0}
+pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.85em}
+"""
+
+
+def write_feedback(result, assignment, path):
+    """One self-contained HTML page for a student: every task, each failing test in words."""
+    e = html.escape
+    rows = []
+    for task in assignment.tasks:
+        got, top = result.task_score(task), assignment.task_max(task)
+        cls = "ok" if got == top else "bad"
+        details = []
+        if task in result.reasons:
+            details.append(f'<div class="reason">{e(result.reasons[task])}</div>')
+        for t in (t for t in result.tests if t.task == task):
+            mark = "✓" if t.earned == t.points else "✗"
+            line = f"{mark} {e(t.description)} ({_fmt(t.earned)}/{_fmt(t.points)})"
+            if t.earned < t.points and t.message:
+                line += f"<br><span class='bad'>{e(t.message)}</span>"
+            if t.warnings:
+                line += "<br><span class='warn'>warnings (they cost no points): " + \
+                    e("; ".join(t.warnings)) + "</span>"
+            details.append(f"<div>{line}</div>")
+        rows.append(f"<tr><td><code>{e(task)}</code></td><td class='{cls}'>{_fmt(got)} / "
+                    f"{_fmt(top)}</td><td>{''.join(details)}</td></tr>")
+    notes = "".join(f"<li>{e(n)}</li>" for n in dict.fromkeys(result.notes))
+    errors = "".join(f"<li>cell {i}: {e(m)}</li>" for i, m in result.cell_errors)
+    manual = "".join(f"<li><code>{e(g)}</code> ({_fmt(p)} points)</li>" for g, p in assignment.manual)
+    output = f"<h2>What your notebook printed</h2><pre>{e(result.output[-5000:])}</pre>" \
+        if result.output.strip() else ""
+    page = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>Feedback: {e(assignment.name)} — {e(result.student)}</title><style>{FEEDBACK_CSS}</style></head>
+<body><h1>Feedback on <code>{e(assignment.name)}</code> for {e(result.student)}</h1>
+<p><strong>Autograded score: {_fmt(result.score)} / {_fmt(assignment.max_score)}</strong></p>
+<table><tr><th>task</th><th>points</th><th>tests</th></tr>{''.join(rows)}</table>
+{f'<h2>Notes</h2><ul>{notes}</ul>' if notes else ''}
+{f'<h2>Cells that raised an error when your notebook ran</h2><ul>{errors}</ul>' if errors else ''}
+{f'<h2>Graded by hand (not included above)</h2><ul>{manual}</ul>' if manual else ''}
+{output}
+<p style="color:#666;font-size:.85em">Hidden tests call your functions on new inputs and compare
+the results with the expected values; only their descriptions and messages are shown here.</p>
+</body></html>"""
+    Path(path).write_text(page, encoding="utf-8")
