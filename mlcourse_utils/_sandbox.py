@@ -96,7 +96,7 @@ def encode(value, depth=0):
     if isinstance(value, dict):
         return {"$d": {str(k): encode(v, depth + 1) for k, v in value.items()}}
     if isinstance(value, np.ndarray):
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
         if arr.dtype.kind in "biuf":
             arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         elif arr.dtype.kind != "U":
@@ -194,7 +194,9 @@ def _setup_script(python, runner_code, hidden, fds, mode):
     lines += [
         "rmdir /tmp/.keep/* 2>/dev/null || true; rmdir /tmp/.keep",
         "cd /tmp/work",
-        "exec setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all "
+        # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
+        # ordinary one (signals it sends itself are delivered) and dies with the namespace.
+        "setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all "
         f"{q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}",
     ]
     return "\n".join(lines)
@@ -311,12 +313,20 @@ class Sandbox:
             raise self._death() from None
 
     def _death(self):
-        code = self.proc.wait(timeout=5) if self.proc else None
+        try:
+            code = self.proc.wait(timeout=5) if self.proc else None
+        except subprocess.TimeoutExpired:
+            code = None
         self.kill()
+        if code is not None and self.mode == "namespace" and code > 128:
+            code = -(code - 128)  # the shell reports a signal as 128 + its number
         if code is not None and code < 0:
-            sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code
-            return SandboxError("died", f"the notebook's process was killed by signal {sig}")
-        return SandboxError("died", f"the notebook's process exited (status {code})")
+            try:
+                sig = signal.Signals(-code).name
+            except ValueError:
+                sig = str(-code)
+            return SandboxError("died", f"was killed by signal {sig}")
+        return SandboxError("died", f"exited (status {code})")
 
     def _read_some(self, deadline):
         while True:

@@ -88,7 +88,7 @@ def encode(value, depth=0):
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in _ALLOWED_KINDS:
             raise TypeError(f"returned an array of dtype {value.dtype}; return numbers")
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
         if arr.dtype.kind in "biuf":
             arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         return {"$a": base64.b64encode(arr.tobytes()).decode(), "dtype": arr.dtype.str,

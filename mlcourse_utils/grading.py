@@ -485,11 +485,11 @@ class _Session:
 
 def _sandbox_reason(exc, session):
     if exc.kind == "timeout":
-        return f"timed out after {session.timeout:g} s (the per-cell time limit)"
+        return f"timed out after {session.timeout:g} s (the time limit per cell and per test)"
     if exc.kind == "died":
-        return (f"the notebook's process died ({exc}); a memory limit of "
-                f"{session.memory_mb} MB applies" if "signal" in str(exc) else
-                f"the notebook's process died ({exc})")
+        hint = (f"; it may have exceeded the memory limit of {session.memory_mb} MB"
+                if "signal" in str(exc) else "")
+        return f"the notebook's process died: it {exc}{hint}"
     return f"grading was stopped: {exc} (tampering detected)"
 
 

@@ -1,0 +1,113 @@
+"""Building submissions for the assignment tests: start from the release notebook, replace
+answer cells by grade_id, add cells or files, and grade a whole folder with `mlcourse grade`."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MLCOURSE = str(Path(sys.executable).with_name("mlcourse"))
+
+MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+
+
+def assignments():
+    """Assignments that have a source notebook and a test-data module in tests/submissions."""
+    return sorted(p.name for p in (ROOT / "solutions").iterdir()
+                  if (p / f"{p.name}.ipynb").is_file()
+                  and (ROOT / "tests" / "submissions" / f"{p.name}.py").is_file())
+
+
+def variants(name):
+    return importlib.import_module(f"submissions.{name}")
+
+
+def load(path):
+    return json.loads(Path(path).read_text())
+
+
+def source(cell):
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def grade_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def solution_answers(name):
+    """{task: answer source} from the instructor notebook, nbgrader markers removed."""
+    nb = load(ROOT / "solutions" / name / f"{name}.ipynb")
+    out = {}
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell["cell_type"] == "code" and meta.get("solution") and not meta.get("grade"):
+            out[meta["grade_id"]] = "\n".join(
+                line for line in source(cell).splitlines() if not MARKER.match(line))
+    return out
+
+
+def release_notebook(name):
+    return load(ROOT / "exercises" / name / f"{name}.ipynb")
+
+
+def make_submission(name, answers=None, extra_cells=(), append_cells=(), replace=None):
+    """A release notebook with the given answer cells replaced (others stay stubs).
+
+    ``extra_cells`` are code cells inserted right after the first code cell, ``append_cells``
+    at the end; ``replace`` maps any grade_id to a new source (test cells included).
+    """
+    nb = release_notebook(name)
+    changes = dict(answers or {})
+    changes.update(replace or {})
+    first_code = None
+    for i, cell in enumerate(nb["cells"]):
+        gid = grade_id(cell)
+        if gid in changes:
+            cell["source"] = changes[gid]
+        if first_code is None and cell["cell_type"] == "code":
+            first_code = i
+    new = [{"cell_type": "code", "execution_count": None, "id": f"extra-{k}", "metadata": {},
+            "outputs": [], "source": src} for k, src in enumerate(extra_cells)]
+    nb["cells"][first_code + 1:first_code + 1] = new
+    nb["cells"] += [{"cell_type": "code", "execution_count": None, "id": f"appended-{k}",
+                     "metadata": {}, "outputs": [], "source": src}
+                    for k, src in enumerate(append_cells)]
+    return nb
+
+
+def write_submission(folder, student, name, nb=None, raw=None, files=None, nested=False):
+    target = Path(folder) / student / (name if nested else "")
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / f"{name}.ipynb"
+    if raw is not None:
+        path.write_bytes(raw)
+    else:
+        path.write_text(json.dumps(nb, indent=1))
+    for fname, content in (files or {}).items():
+        (target / fname).write_text(content)
+    return path
+
+
+def grade(name, submissions, out, *extra):
+    """Run `mlcourse grade` as a teaching assistant would; returns the CompletedProcess."""
+    return subprocess.run([MLCOURSE, "grade", name, str(submissions), "--out", str(out), *extra],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def read_scores(out):
+    with open(Path(out) / "grades.csv") as fh:
+        grades = {r["student_id"]: (float(r["score"]), float(r["max_score"]))
+                  for r in csv.DictReader(fh)}
+    tasks = {}
+    with open(Path(out) / "task_scores.csv") as fh:
+        for r in csv.DictReader(fh):
+            tasks.setdefault(r["student_id"], {})[r["task"]] = (float(r["score"]),
+                                                                float(r["max_score"]))
+    return grades, tasks

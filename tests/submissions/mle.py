@@ -1,0 +1,122 @@
+"""Hand-written answers for the `mle` assignment, used by tests/test_assignments.py.
+
+WRONG: per task, plausible mistakes with the task score each must get (derived from which of
+the task's test cells the mistake fails: the visible cell is worth 1 point, the hidden 2).
+HONEST: correct answers written differently from the reference; each must get full marks.
+"""
+
+MODULE = "mle"
+
+WRONG = {
+    "sequence_likelihood": [
+        # p and 1 - p swapped: fails the bent coin (visible) and the random cases (hidden).
+        ("def sequence_likelihood(flips, p_heads):\n"
+         "    return (1 - p_heads) ** flips.count('H') * p_heads ** flips.count('T')\n", 0),
+    ],
+    "bernoulli_mle": [
+        # N_T / N instead of N_H / N.
+        ("import numpy as np\n"
+         "def bernoulli_mle(x):\n"
+         "    x = np.asarray(x)\n"
+         "    return float(np.mean(1 - x))\n", 0),
+    ],
+    "bernoulli_log_likelihood": [
+        # Unstable logs: 0 * log(0) = nan at theta = 1 or 0; right on the visible example.
+        ("import numpy as np\n"
+         "def bernoulli_log_likelihood(theta, x):\n"
+         "    x = np.asarray(x)\n"
+         "    n_h = x.sum(); n_t = x.size - n_h\n"
+         "    return float(n_h * np.log(theta) + n_t * np.log(1 - theta))\n", 1),
+    ],
+    "gaussian_mle": [
+        # Variance with N - 1.
+        ("import numpy as np\n"
+         "def gaussian_mle(x):\n"
+         "    x = np.asarray(x, dtype=float)\n"
+         "    return x.mean(), x.var(ddof=1)\n", 0),
+    ],
+    "mvn_mle": [
+        # np.cov's default divides by N - 1.
+        ("import numpy as np\n"
+         "def mvn_mle(X):\n"
+         "    X = np.asarray(X, dtype=float)\n"
+         "    return X.mean(axis=0), np.atleast_2d(np.cov(X, rowvar=False))\n", 0),
+        # Wrong axis: the mean over features instead of over samples.
+        ("import numpy as np\n"
+         "def mvn_mle(X):\n"
+         "    X = np.asarray(X, dtype=float)\n"
+         "    mu = X.mean(axis=1)\n"
+         "    C = X - X.mean(axis=0)\n"
+         "    return mu, C.T @ C / len(X)\n", 0),
+    ],
+    "linear_regression_mle": [
+        # No intercept.
+        ("import numpy as np\n"
+         "def linear_regression_mle(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    w = np.linalg.lstsq(X, y, rcond=None)[0]\n"
+         "    return w, 0.0, float(np.mean((y - X @ w) ** 2))\n", 0),
+    ],
+}
+
+HONEST = {
+    "loops": {
+        "sequence_likelihood":
+            "def sequence_likelihood(flips, p_heads):\n"
+            "    result = 1.0\n"
+            "    for c in flips:\n"
+            "        result *= p_heads if c == 'H' else 1 - p_heads\n"
+            "    return result\n",
+        "gaussian_mle":
+            "def gaussian_mle(x):\n"
+            "    x = list(x)\n"
+            "    mu = sum(x) / len(x)\n"
+            "    return mu, sum((v - mu) ** 2 for v in x) / len(x)\n",
+        "bernoulli_mle":
+            "def bernoulli_mle(x):\n"
+            "    heads = 0\n"
+            "    for v in x:\n"
+            "        heads += v\n"
+            "    return heads / len(x)\n",
+    },
+    "scipy_and_lists": {
+        "mvn_mle":
+            "import numpy as np\n"
+            "def mvn_mle(X):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    return [X.mean(axis=0), np.atleast_2d(np.cov(X.T, bias=True))]\n",
+        "bernoulli_log_likelihood":
+            "from scipy import stats\n"
+            "import numpy as np\n"
+            "def bernoulli_log_likelihood(theta, x):\n"
+            "    return np.sum(stats.bernoulli.logpmf(np.asarray(x), theta))\n",
+        "linear_regression_mle":
+            "import numpy as np\n"
+            "from scipy import linalg\n"
+            "def linear_regression_mle(X, y):\n"
+            "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+            "    A = np.column_stack([X, np.ones(len(X))])\n"
+            "    coef = linalg.lstsq(A, y)[0]\n"
+            "    r = y - A @ coef\n"
+            "    return coef[:-1], np.float64(coef[-1]), np.array(np.mean(r * r))\n",
+    },
+    "warnings_and_prints": {
+        # log(0) inside np.where emits a RuntimeWarning; printing to stderr must not cost points.
+        "bernoulli_log_likelihood":
+            "import sys\n"
+            "import numpy as np\n"
+            "def bernoulli_log_likelihood(theta, x):\n"
+            "    x = np.asarray(x, dtype=float)\n"
+            "    n_h = x.sum(); n_t = x.size - n_h\n"
+            "    a = np.where(n_h > 0, n_h * np.log(theta), 0.0)\n"
+            "    b = np.where(n_t > 0, n_t * np.log(1 - theta), 0.0)\n"
+            "    print('computing', theta, file=sys.stderr)\n"
+            "    return float(a + b)\n",
+        "gaussian_mle":
+            "import numpy as np, warnings\n"
+            "def gaussian_mle(x):\n"
+            "    warnings.warn('a harmless warning from the student')\n"
+            "    x = np.asarray(x, dtype=float)\n"
+            "    return (np.mean(x), np.mean((x - np.mean(x)) ** 2))\n",
+    },
+}

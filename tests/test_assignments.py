@@ -1,0 +1,352 @@
+"""Every assignment, graded as a teaching assistant grades it: `mlcourse grade` on a folder of
+generated submissions (built from the release notebook by replacing answer cells by grade_id).
+
+For each assignment with a source notebook and a `tests/submissions/NAME.py` module:
+the solution scores full marks and the release zero; each plausible wrong answer loses exactly
+the points its mistake deserves in its own task and nothing elsewhere; honest answers written
+differently (loops, scipy, lists, warnings) keep full marks; every tamper pattern earns nothing;
+broken submissions (invalid JSON, infinite loops, memory hogs, dying kernels) get zero with a
+reason for what they could not earn while the batch finishes; submissions are never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import assignment_support as sup
+from mlcourse_utils.grading import load_assignment
+
+ASSIGNMENTS = sup.assignments()
+TIMEOUT = "6"
+
+pytestmark = pytest.mark.slow
+
+
+def _tamper_cells(name, module, tasks):
+    """Student code that beats plain nbgrader (verified with nbgrader 0.9.6); here it must earn 0."""
+    solutions = f"{sup.ROOT}/solutions/{name}/{name}.ipynb"
+    return {
+        "tamper_input_transformer": {"extra": [
+            "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"]},
+        "tamper_strip_asserts": {"extra": [
+            "import ast\n"
+            "class NoAsserts(ast.NodeTransformer):\n"
+            "    def visit_Assert(self, node):\n"
+            "        return ast.Pass()\n"
+            "get_ipython().ast_transformers.append(NoAsserts())"]},
+        "tamper_run_code": {"extra": [
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "_original = InteractiveShell.run_code\n"
+            "async def run_code(self, code_obj, result=None, *, async_=False):\n"
+            "    try:\n"
+            "        return await _original(self, code_obj, result, async_=async_)\n"
+            "    except BaseException:\n"
+            "        return False\n"
+            "InteractiveShell.run_code = run_code"]},
+        "tamper_numpy": {"extra": [
+            "import builtins, numpy, numpy.testing\n"
+            "numpy.isclose = lambda *a, **k: numpy.True_\n"
+            "numpy.allclose = lambda *a, **k: True\n"
+            "numpy.testing.assert_allclose = lambda *a, **k: None\n"
+            "numpy.array_equal = lambda *a, **k: True\n"
+            "builtins.abs = lambda x: 0"]},
+        "tamper_reference": {"extra": [
+            f"import mlcourse_utils.grading as g, mlcourse_utils.{module} as ref\n"
+            "g.check_close = g.check_equal = g.check_against_reference = lambda *a, **k: None\n"
+            + "".join(f"ref.{t} = lambda *a, **k: None\n" for t in tasks)]},
+        "tamper_sys_modules": {"extra": [
+            "import sys, types\n"
+            "fake = types.ModuleType('mlcourse_utils.grading')\n"
+            "fake.check_close = fake.check_equal = fake.check_against_reference = "
+            "fake.check_raises = lambda *a, **k: None\n"
+            "fake.Case = lambda *a, **k: None\n"
+            "sys.modules['mlcourse_utils.grading'] = fake"]},
+        "tamper_display": {"extra": [
+            "ip = get_ipython()\n"
+            "ip.display_formatter.formatters['text/plain'].for_type(object, "
+            "lambda obj, p, cycle: p.text('3'))"]},
+        "tamper_numpy_file": {"files": {
+            "numpy.py": "def isclose(*a, **k):\n    return True\nallclose = isclose\n"}},
+        "tamper_always_equal": {"answers": {t: (
+            f"def {t}(*args, **kwargs):\n"
+            "    class Anything(float):\n"
+            "        def __eq__(self, other): return True\n"
+            "        def __ne__(self, other): return False\n"
+            "        def __bool__(self): return True\n"
+            "        def __len__(self): return 2\n"
+            "        def __iter__(self): return iter([self, self])\n"
+            "        def __getitem__(self, i): return self\n"
+            "    return Anything()\n") for t in tasks}},
+        "tamper_read_hidden": {"answers": {t: (
+            f"def {t}(*args, **kwargs):\n"
+            "    import json, re\n"
+            f"    for path in [{solutions!r}, '../../solutions/{name}/{name}.ipynb']:\n"
+            "        try:\n"
+            "            nb = json.load(open(path))\n"
+            "        except OSError:\n"
+            "            continue\n"
+            "        for cell in nb['cells']:\n"
+            "            src = ''.join(cell['source'])\n"
+            f"            if src.startswith('def {t}('):\n"
+            "                ns = {}\n"
+            "                exec(src, ns)\n"
+            f"                return ns['{t}'](*args, **kwargs)\n"
+            "    raise RuntimeError('no hidden tests found')\n") for t in tasks}},
+        "tamper_edit_tests": {"edit_tests": "pass"},
+        "delegate_plain": {"answers": {t: (
+            f"from mlcourse_utils.{module} import {t} as _reference\n"
+            f"def {t}(*args, **kwargs):\n"
+            "    return _reference(*args, **kwargs)\n") for t in tasks}},
+        "delegate_disguised": {"answers": {t: (
+            f"def {t}(*args, **kwargs):\n"
+            "    import importlib\n"
+            f"    mod = importlib.import_module('ml' + 'course' + '_utils.' + {module!r})\n"
+            f"    return getattr(mod, {t!r})(*args, **kwargs)\n") for t in tasks}},
+    }
+
+
+def _digest(folder):
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+class Batch:
+    """All generated submissions of one assignment, graded in one `mlcourse grade --jobs 2`."""
+
+    def __init__(self, name, tmp):
+        self.name = name
+        self.assignment = load_assignment(name, sup.ROOT)
+        self.tasks = self.assignment.tasks
+        self.v = sup.variants(name)
+        self.solution = sup.solution_answers(name)
+        self.expected = {}   # student -> {task: expected score}
+        self.subs = Path(tmp) / "submissions"
+        self.out = Path(tmp) / "out"
+        full = {t: self.assignment.task_max(t) for t in self.tasks}
+        zero = {t: 0.0 for t in self.tasks}
+
+        def add(student, expected, **kw):
+            self.expected[student] = expected
+            sup.write_submission(self.subs, student, name, **kw)
+
+        add("solution", full, nb=sup.make_submission(name, self.solution))
+        add("solution_nested", full, nb=sup.make_submission(name, self.solution), nested=True)
+        add("release", zero, nb=sup.release_notebook(name))
+        for task, wrongs in self.v.WRONG.items():
+            for k, (src, score) in enumerate(wrongs):
+                add(f"wrong_{task}_{k}", {**full, task: float(score)},
+                    nb=sup.make_submission(name, {**self.solution, task: src}))
+        for label, answers in self.v.HONEST.items():
+            add(f"honest_{label}", full, nb=sup.make_submission(name, {**self.solution, **answers}))
+        test_ids = [t.grade_id for t in self.assignment.tests]
+        for student, spec in _tamper_cells(name, self.v.MODULE, self.tasks).items():
+            replace = {g: spec["edit_tests"] for g in test_ids} if "edit_tests" in spec else None
+            add(student, zero, nb=sup.make_submission(
+                name, spec.get("answers"), extra_cells=spec.get("extra", ()), replace=replace),
+                files=spec.get("files"))
+        # Broken submissions and failures: they lose only what they could not earn.
+        t0, t1, t2, t3 = (self.tasks * 4)[:4]
+        add("invalid_json", zero, raw=b'{"cells": [ this is not json')
+        (self.subs / "missing_notebook").mkdir()
+        self.expected["missing_notebook"] = zero
+        add("exit_cell", full, nb=sup.make_submission(
+            name, self.solution, append_cells=["import os\nos._exit(0)"]))
+        add("top_level_loop", full, nb=sup.make_submission(
+            name, self.solution, append_cells=["while True:\n    pass"]))
+        add("timeout_task", {**full, t0: 0.0}, nb=sup.make_submission(name, {
+            **self.solution, t0: f"def {t0}(*args, **kwargs):\n    while True:\n        pass\n"}))
+        add("memory_task", {**full, t1: 0.0}, nb=sup.make_submission(name, {
+            **self.solution, t1: f"import numpy as np\ndef {t1}(*args, **kwargs):\n"
+                                 "    return np.ones(50 * 2**30)\n"}))
+        add("killed_task", {**full, t2: 0.0}, nb=sup.make_submission(name, {
+            **self.solution, t2: f"import os, signal\ndef {t2}(*args, **kwargs):\n"
+                                 "    os.kill(os.getpid(), signal.SIGKILL)\n"}))
+        add("exit_task", {**full, t3: 0.0}, nb=sup.make_submission(name, {
+            **self.solution, t3: f"import os\ndef {t3}(*args, **kwargs):\n    os._exit(3)\n"}))
+        before = _digest(self.subs)
+        self.proc = sup.grade(name, self.subs, self.out, "--jobs", "2", "--timeout", TIMEOUT,
+                              "--memory", "2048")
+        self.unchanged = before == _digest(self.subs)
+        self.grades, self.task_scores = (sup.read_scores(self.out) if self.proc.returncode == 0
+                                         else ({}, {}))
+
+    def feedback(self, student):
+        return (self.out / "feedback" / f"{student}.html").read_text()
+
+
+_BATCHES = {}
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory):
+    def get(name):
+        if name not in _BATCHES:
+            _BATCHES[name] = Batch(name, tmp_path_factory.mktemp(name))
+        return _BATCHES[name]
+    return get
+
+
+def students(kind):
+    """(assignment, student) pairs for one kind of generated submission, for parametrize."""
+    out = []
+    for name in ASSIGNMENTS:
+        v = sup.variants(name)
+        tasks = load_assignment(name, sup.ROOT).tasks
+        if kind == "wrong":
+            out += [(name, f"wrong_{t}_{k}") for t, ws in v.WRONG.items() for k in range(len(ws))]
+        elif kind == "honest":
+            out += [(name, f"honest_{label}") for label in v.HONEST]
+        elif kind == "tamper":
+            out += [(name, s) for s in _tamper_cells(name, v.MODULE, tasks)]
+        elif kind == "failure":
+            out += [(name, s) for s in ("invalid_json", "missing_notebook", "exit_cell",
+                                        "top_level_loop", "timeout_task", "memory_task",
+                                        "killed_task", "exit_task")]
+    return out
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_batch_finishes_and_leaves_submissions_untouched(batches, name):
+    b = batches(name)
+    assert b.proc.returncode == 0, b.proc.stderr[-2000:]
+    assert b.unchanged, "mlcourse grade modified the submissions folder"
+    assert set(b.grades) == set(b.expected), "every student needs a row in grades.csv"
+    for student in b.expected:
+        assert set(b.task_scores[student]) == set(b.tasks), student
+        assert (b.out / "feedback" / f"{student}.html").is_file()
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_solution_full_marks_and_release_zero(batches, name):
+    b = batches(name)
+    total = b.assignment.max_score
+    assert total > 0
+    assert b.grades["solution"] == (total, total)
+    assert b.grades["solution_nested"] == (total, total)
+    assert b.grades["release"] == (0.0, total)
+
+
+def _assert_expected(b, student):
+    got = {t: s for t, (s, _) in b.task_scores[student].items()}
+    assert got == b.expected[student], f"{student}: {b.feedback(student)[-3000:]}"
+    assert b.grades[student][0] == sum(b.expected[student].values())
+
+
+@pytest.mark.parametrize("name,student", students("wrong"))
+def test_wrong_answer_loses_only_its_task(batches, name, student):
+    b = batches(name)
+    _assert_expected(b, student)
+    task = next(t for t in b.tasks if student.startswith(f"wrong_{t}_"))
+    assert b.task_scores[student][task][0] < b.task_scores[student][task][1]
+    assert "should" in b.feedback(student) or "expected" in b.feedback(student)
+
+
+@pytest.mark.parametrize("name,student", students("honest"))
+def test_honest_variants_keep_full_marks(batches, name, student):
+    _assert_expected(batches(name), student)
+
+
+@pytest.mark.parametrize("name,student", students("tamper"))
+def test_tampering_earns_nothing(batches, name, student):
+    b = batches(name)
+    _assert_expected(b, student)
+    if student.startswith("delegate"):
+        assert "reference implementation" in b.feedback(student)
+
+
+@pytest.mark.parametrize("name,student", students("failure"))
+def test_failures_lose_only_what_they_could_not_earn(batches, name, student):
+    b = batches(name)
+    _assert_expected(b, student)
+    fb = b.feedback(student)
+    reasons = {"invalid_json": "could not be read", "missing_notebook": "no notebook",
+               "timeout_task": "timed out", "memory_task": "memory",
+               "killed_task": "died", "exit_task": "died"}
+    if student in reasons:
+        assert reasons[student] in fb
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_feedback_never_shows_hidden_tests(batches, name):
+    b = batches(name)
+    hidden_lines = set()
+    for t in b.assignment.tests:
+        inside = False
+        for line in t.source.splitlines():
+            if line.strip() == "### BEGIN HIDDEN TESTS":
+                inside = True
+            elif line.strip() == "### END HIDDEN TESTS":
+                inside = False
+            elif inside and len(line.strip()) > 25:
+                hidden_lines.add(line.strip())
+    assert hidden_lines
+    for html_file in (b.out / "feedback").glob("*.html"):
+        text = html_file.read_text()
+        assert "HIDDEN TESTS" not in text
+        leaked = [line for line in hidden_lines if line in text]
+        assert not leaked, f"{html_file.name} shows hidden test code: {leaked[:2]}"
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_source_notebook_passes_its_own_tests(name):
+    from mlcourse_utils._assignments import run_notebook
+
+    assert run_notebook(sup.ROOT / "solutions" / name / f"{name}.ipynb") == []
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_exercises_equal_a_fresh_generation(tmp_path, name):
+    """exercises/NAME is exactly what nbgrader generates from solutions/NAME today."""
+    from mlcourse_utils._assignments import release
+
+    shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    release([name], root=tmp_path, check=False, quiet=True)
+    fresh = sorted(p.relative_to(tmp_path / "exercises") for p in (tmp_path / "exercises").rglob("*")
+                   if p.is_file())
+    committed = sorted(p.relative_to(sup.ROOT / "exercises") for p in
+                       (sup.ROOT / "exercises" / name).rglob("*") if p.is_file())
+    assert fresh == committed
+    for rel in fresh:
+        a, b = tmp_path / "exercises" / rel, sup.ROOT / "exercises" / rel
+        if rel.suffix == ".ipynb":
+            assert json.loads(a.read_text()) == json.loads(b.read_text()), \
+                f"exercises/{rel} is stale: run `mlcourse release {name}`"
+        else:
+            assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_release_has_stubs_and_no_solutions(name):
+    nb = sup.release_notebook(name)
+    text = json.dumps(nb)
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    tasks = load_assignment(name, sup.ROOT).tasks
+    answers = {sup.grade_id(c): sup.source(c) for c in nb["cells"] if sup.grade_id(c) in tasks}
+    assert set(answers) == set(tasks)
+    for task, src in answers.items():
+        assert src.lstrip().startswith(f"def {task}("), task
+        assert "raise NotImplementedError()" in src
+    assert all(not c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def test_check_command_reports_visible_tests(tmp_path):
+    """`mlcourse check` passes the solution's visible tests and fails the release's."""
+    import subprocess
+
+    name = ASSIGNMENTS[0]
+    solved = sup.write_submission(tmp_path, "me", name, nb=sup.make_submission(
+        name, sup.solution_answers(name)))
+    ok = subprocess.run([sup.MLCOURSE, "check", str(solved)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert " 0 failed" in ok.stdout
+    stub = sup.write_submission(tmp_path, "stub", name, nb=sup.release_notebook(name))
+    bad = subprocess.run([sup.MLCOURSE, "check", str(stub)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "FAIL" in bad.stdout and "NotImplementedError" in bad.stdout
