@@ -19,7 +19,7 @@ instructor: $(STAMP)
 	$(BIN)/mlcourse build --instructor --out _build/instructor
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 release: $(STAMP)
 	$(BIN)/mlcourse release

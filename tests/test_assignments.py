@@ -192,6 +192,14 @@ def batches(tmp_path_factory):
     return get
 
 
+def _group(*values):
+    """One xdist group per assignment, so one worker grades each batch once."""
+    return pytest.param(*values, marks=pytest.mark.xdist_group(f"grade-{values[0]}"))
+
+
+PER_ASSIGNMENT = [_group(name) for name in ASSIGNMENTS]
+
+
 def students(kind):
     """(assignment, student) pairs for one kind of generated submission, for parametrize."""
     out = []
@@ -208,10 +216,10 @@ def students(kind):
             out += [(name, s) for s in ("invalid_json", "missing_notebook", "exit_cell",
                                         "top_level_loop", "timeout_task", "memory_task",
                                         "killed_task", "exit_task")]
-    return out
+    return [_group(*pair) for pair in out]
 
 
-@pytest.mark.parametrize("name", ASSIGNMENTS)
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
 def test_batch_finishes_and_leaves_submissions_untouched(batches, name):
     b = batches(name)
     assert b.proc.returncode == 0, b.proc.stderr[-2000:]
@@ -222,7 +230,7 @@ def test_batch_finishes_and_leaves_submissions_untouched(batches, name):
         assert (b.out / "feedback" / f"{student}.html").is_file()
 
 
-@pytest.mark.parametrize("name", ASSIGNMENTS)
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
 def test_solution_full_marks_and_release_zero(batches, name):
     b = batches(name)
     total = b.assignment.max_score
@@ -272,7 +280,7 @@ def test_failures_lose_only_what_they_could_not_earn(batches, name, student):
         assert reasons[student] in fb
 
 
-@pytest.mark.parametrize("name", ASSIGNMENTS)
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
 def test_feedback_never_shows_hidden_tests(batches, name):
     b = batches(name)
     hidden_lines = set()
