@@ -3,25 +3,108 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
 
 def _cmd_build(args):
-    from ._book import build_book
+    from ._book import BuildError, build_book
 
-    html = build_book(instructor=args.instructor, out=args.out)
-    print(f"built {'instructor' if args.instructor else 'student'} edition: {html / 'index.html'}")
+    edition = "instructor" if args.instructor else "student"
+    try:
+        html = build_book(instructor=args.instructor, out=args.out)
+    except BuildError as exc:
+        print(f"mlcourse build: {exc}", file=sys.stderr)
+        return 1
+    print(f"built the {edition} edition into {html}{os.sep}; open {html / 'index.html'}")
     return 0
+
+
+def _cmd_release(args):
+    from ._assignments import release
+
+    try:
+        release(args.names or None)
+    except (RuntimeError, FileNotFoundError) as exc:
+        print(f"mlcourse release: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_grade(args):
+    from .grading import grade_class
+
+    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0:
+        print("mlcourse grade: --jobs, --timeout and --memory must be positive", file=sys.stderr)
+        return 2
+    try:
+        assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
+                                          timeout=args.timeout, memory_mb=args.memory)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse grade: {exc}", file=sys.stderr)
+        return 1
+    total = assignment.max_score
+    print(f"graded {len(results)} submissions of {args.name} (max {total:g} autograded points); "
+          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/")
+    return 0
+
+
+def _cmd_check(args):
+    from ._assignments import check_notebook
+
+    try:
+        passed, failed, other = check_notebook(args.notebook, timeout=args.timeout)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"mlcourse check: {exc}", file=sys.stderr)
+        return 1
+    for gid in passed:
+        print(f"  ok    {gid}")
+    for gid, msg in failed:
+        print(f"  FAIL  {gid}: {msg}")
+    for gid, msg in other:
+        print(f"  error in {gid}: {msg}")
+    print(f"{len(passed)} passed, {len(failed)} failed (visible tests only; hidden tests run when graded)")
+    return 0 if not failed else 1
 
 
 def make_parser():
     parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build the course website")
-    p.add_argument("--instructor", action="store_true", help="show solutions and teaching notes")
-    p.add_argument("--out", default=None, help="output folder (default _build)")
+    p.add_argument(
+        "--instructor",
+        action="store_true",
+        help="instructor edition: show in-text solutions, teaching notes and the solution notebooks",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder; the HTML goes to DIR/html (default: _build for the student edition, "
+        "_build/instructor for the instructor edition)",
+    )
     p.set_defaults(func=_cmd_build)
+    p = sub.add_parser("release", help="regenerate exercises/ from solutions/ (after checking them)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
+    p.set_defaults(func=_cmd_release)
+
+    p = sub.add_parser("grade", help="autograde every student's submission in a folder")
+    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one subfolder per student holding the notebook")
+    p.add_argument("--out", required=True, metavar="DIR", help="where grades and feedback go")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit per cell and per test (default 60)")
+    p.add_argument("--memory", type=int, default=4096, metavar="MB",
+                   help="memory limit of each student's process (default 4096)")
+    p.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
+    p.add_argument("notebook", metavar="NOTEBOOK")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    p.set_defaults(func=_cmd_check)
     return parser
 
 

@@ -1,0 +1,584 @@
+"""The course website, tested in a real browser (headless Chromium).
+
+Two groups of tests:
+
+* the **real site**: both editions of the book are built once per session (``_build/html`` and
+  ``_build/instructor/html``; skipped when nothing changed since the last successful build), then
+  every chapter page is opened in Chromium: MathJax typesets the equations from the offline
+  bundle with the ``_config.yml`` macros, every figure loads, the assignment download exists,
+  solutions and teaching notes are absent from the student edition and present in the
+  instructor edition, nothing is fetched from the network; plus a link check of every local
+  ``href``/``src``;
+* the **machinery**: a small stand-in book (``tmp_path``) whose chapter holds known marker texts
+  in a solution, a gated solution with a code cell, a teaching note and an assignment box, so
+  the removal is proven even while the real chapters have none; and cached execution (a rebuild
+  after editing one chapter executes only that chapter).
+
+The browser is driven with ``chromium --headless --dump-dom`` on a small probe page that loads
+the page under test in an iframe and writes what it measured into its own DOM. Chromium comes
+from Debian (``apt-get install chromium``); without it the browser tests skip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import html
+import html.parser
+import json
+import re
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+import yaml
+
+from mlcourse_utils._book import ROOT, build_book, strip_nbgrader_markers
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("website")]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install -y chromium); .ci/run installs it"
+)
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--allow-file-access-from-files",  # the probe page reads the iframe's document
+]
+
+BUILD = ROOT / "_build"
+STUDENT_HTML = BUILD / "html"
+INSTRUCTOR_OUT = BUILD / "instructor"
+INSTRUCTOR_HTML = INSTRUCTOR_OUT / "html"
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def chapters(root=ROOT):
+    """Docnames of the chapters in ``_toc.yml`` (root page included), in order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    names = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        walk(part.get("chapters", []))
+    return names
+
+
+def _source(docname, root=ROOT):
+    for suffix in (".md", ".ipynb"):
+        if (root / f"{docname}{suffix}").exists():
+            return (root / f"{docname}{suffix}").read_text(encoding="utf-8")
+    raise FileNotFoundError(docname)
+
+
+def expected_counts(text):
+    """How many solutions and teaching notes a chapter's source holds."""
+    solutions = len(re.findall(r"^[`:]{3,}\{solution(?:-start)?\}", text, flags=re.M))
+    notes = len(re.findall(r"^:class:.*\b(?:teaching|instructor)-note\b", text, flags=re.M))
+    return solutions, notes
+
+
+def _sources_mtime(root, instructor):
+    paths = [root / "_config.yml", root / "_toc.yml"]
+    folders = ["book", "exercises", "mlcourse_utils"] + (["solutions"] if instructor else [])
+    for folder in folders:
+        paths += [p for p in (root / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return max(p.stat().st_mtime for p in paths if p.exists())
+
+
+def build_once(instructor):
+    """Build an edition unless a previous successful build is newer than every source.
+
+    A file lock serialises the builds of concurrent pytest-xdist workers.
+    """
+    site = INSTRUCTOR_HTML if instructor else STUDENT_HTML
+    root = ROOT
+    stamp = root / "_build" / f".website-tests-{'instructor' if instructor else 'student'}.stamp"
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    with open(root / "_build" / ".website-tests.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.stat().st_mtime > _sources_mtime(root, instructor):
+            return site
+        stamp.unlink(missing_ok=True)
+        log = root / "_build" / f"website-tests-{'instructor' if instructor else 'student'}.log"
+        with open(log, "w") as fh:
+            try:
+                site = build_book(instructor=instructor, out=INSTRUCTOR_OUT if instructor else None, log=fh)
+            except Exception:
+                pytest.fail(f"the book did not build:\n{log.read_text()[-5000:]}")
+        stamp.touch()
+        return site
+
+
+def probe(url, tmp_path, screenshot=None):
+    """Open ``url`` in headless Chromium and return what the page looks like after scripts ran."""
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text(PROBE_HTML.replace("__URL__", json.dumps(url)), encoding="utf-8")
+    cmd = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]
+    out = subprocess.run(
+        [*cmd, "--virtual-time-budget=30000", "--dump-dom", probe_page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    match = re.search(r'<pre id="result">(.*?)</pre>', out.stdout, flags=re.S)
+    assert match, f"Chromium produced no result for {url}:\n{out.stderr[-3000:]}"
+    result = json.loads(html.unescape(match.group(1)))
+    assert "error" not in result, f"{url}: {result['error']}"
+    if screenshot is not None:
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [*cmd, "--hide-scrollbars", "--window-size=1280,1600", "--virtual-time-budget=15000",
+             f"--screenshot={screenshot}", url],
+            capture_output=True,
+            timeout=180,
+            check=True,
+        )
+    return result
+
+
+PROBE_HTML = textwrap.dedent(
+    """\
+    <!DOCTYPE html>
+    <html><body>
+    <iframe id="page" style="width:1280px;height:1000px"></iframe>
+    <pre id="result">pending</pre>
+    <script>
+    const frame = document.getElementById("page");
+    function measure() {
+      const d = frame.contentDocument, w = frame.contentWindow;
+      const main = d.querySelector("main") || d.body;
+      const imgs = Array.from(main.querySelectorAll("img"));
+      return {
+        title: d.title,
+        mjx: main.querySelectorAll("mjx-container").length,
+        mjx_errors: main.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+        math_sources: main.querySelectorAll(".math").length,
+        raw_dollars: (main.innerText.match(/\\$\\$/g) || []).length,
+        raw_macros: (main.innerText.match(/\\\\(argmax|argmin|btheta|bmu|bSigma|KL|E)\\b/g) || []),
+        images: imgs.map(i => ({src: i.getAttribute("src"), complete: i.complete, width: i.naturalWidth})),
+        figures_without_image: Array.from(main.querySelectorAll("figure"))
+          .filter(f => !f.querySelector("img, svg")).map(f => f.id || f.textContent.slice(0, 80)),
+        downloads: Array.from(main.querySelectorAll("a.download")).map(a => a.href),
+        assignments: main.querySelectorAll(".admonition.assignment").length,
+        assignment_style: Array.from(main.querySelectorAll(".admonition.assignment"))
+          .map(a => w.getComputedStyle(a).borderTopWidth),
+        solutions: main.querySelectorAll(".solution").length,
+        teaching_notes: main.querySelectorAll(".teaching-note, .instructor-note").length,
+        mathjax_script: Array.from(d.querySelectorAll("script[src*='mathjax']")).map(s => s.src),
+        resources: w.performance.getEntriesByType("resource").map(e => e.name),
+      };
+    }
+    frame.addEventListener("load", () => {
+      const w = frame.contentWindow;
+      const typeset = (w.MathJax && w.MathJax.startup && w.MathJax.startup.promise) || Promise.resolve();
+      typeset.then(() => new Promise(r => setTimeout(r, 1000))).then(() => {
+        let result;
+        try { result = measure(); } catch (e) { result = {error: String(e)}; }
+        document.getElementById("result").textContent = JSON.stringify(result);
+      });
+    });
+    frame.src = __URL__;
+    </script>
+    </body></html>
+    """
+)
+
+
+class _LinkCollector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links = []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("href", "src") and value:
+                self.links.append(value)
+
+
+def local_link_problems(site):
+    """Every href/src of every HTML file of ``site`` that points to a missing local file."""
+    problems = []
+    for page in sorted(site.rglob("*.html")):
+        if page.relative_to(site).parts[0] == "_static":  # theme templates, not pages
+            continue
+        collector = _LinkCollector()
+        collector.feed(page.read_text(encoding="utf-8"))
+        for link in collector.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path:  # external, mailto:, or #anchor
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            if not target.exists():
+                problems.append(f"{page.relative_to(site)}: {link}")
+    return problems
+
+
+def remote_references(site):
+    """Remote scripts, stylesheets and fonts referenced by the site (it must work offline)."""
+    found = []
+    pattern = re.compile(
+        r"""<(?:script|link|img|iframe)[^>]*\b(?:src|href)=["'](?:https?:)?//[^"']+["'][^>]*>"""
+        r"""|cdn\.jsdelivr|mathjax@|fonts\.googleapis|unpkg\.com|cdnjs"""
+    )
+    for page in sorted(site.rglob("*.html")):
+        for match in pattern.finditer(page.read_text(encoding="utf-8")):
+            tag = match.group(0)
+            if 'rel="canonical"' in tag:
+                continue
+            found.append(f"{page.relative_to(site)}: {tag[:160]}")
+    for css in sorted(site.rglob("*.css")):
+        for match in re.finditer(r"url\(\s*['\"]?(?:https?:)?//[^)]+\)|@import\s+url\(\s*['\"]?https?:", css.read_text(errors="replace")):
+            found.append(f"{css.relative_to(site)}: {match.group(0)[:160]}")
+    return found
+
+
+# ----------------------------------------------------------------------------- the real site
+
+
+@pytest.fixture(scope="session")
+def student_site():
+    return build_once(instructor=False)
+
+
+@pytest.fixture(scope="session")
+def instructor_site():
+    return build_once(instructor=True)
+
+
+CHAPTERS = chapters()
+
+
+@needs_chromium
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_student_chapter_in_browser(student_site, docname, tmp_path):
+    """A chapter of the student edition loads, typesets its math, shows its figures, links its assignment."""
+    page = student_site / f"{docname}.html"
+    assert page.exists(), f"{docname} was not built"
+    shot = BUILD / "screenshots" / f"{Path(docname).name}.png" if docname == "book/mle" else None
+    r = probe(page.as_uri(), tmp_path, screenshot=shot)
+    assert r["title"], f"{docname}: no title"
+    if r["math_sources"]:
+        assert r["mjx"] >= r["math_sources"], f"{docname}: MathJax typeset {r['mjx']} of {r['math_sources']} equations"
+        assert all("/_static/mathjax/" in s for s in r["mathjax_script"]), r["mathjax_script"]
+    assert r["mjx_errors"] == 0, f"{docname}: {r['mjx_errors']} MathJax errors (undefined macro?)"
+    assert r["raw_dollars"] == 0, f"{docname}: raw $$ left in the text"
+    assert not r["raw_macros"], f"{docname}: untypeset macros {r['raw_macros']}"
+    for img in r["images"]:
+        assert img["complete"] and img["width"] > 0, f"{docname}: image {img['src']} did not load"
+    assert not r["figures_without_image"], f"{docname}: figures without an image: {r['figures_without_image']}"
+    remote = [u for u in r["resources"] if not u.startswith("file:")]
+    assert not remote, f"{docname}: fetched from the network: {remote}"
+    for href in r["downloads"]:
+        assert Path(unquote(urlsplit(href).path)).is_file(), f"{docname}: download {href} missing"
+    source = _source(docname)
+    if re.search(r"\{admonition\}\s*Assignment", source):
+        assert r["assignments"] >= 1 and r["downloads"], f"{docname}: assignment box without a download link"
+        assert all(w != "0px" for w in r["assignment_style"]), "the assignment box is not styled (mlcourse.css)"
+    assert r["solutions"] == 0, f"{docname}: the student edition shows {r['solutions']} solutions"
+    assert r["teaching_notes"] == 0, f"{docname}: the student edition shows teaching notes"
+    if shot is not None:
+        assert shot.stat().st_size > 10_000
+
+
+@needs_chromium
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_instructor_chapter_in_browser(instructor_site, docname, tmp_path):
+    """The instructor edition shows each chapter's solutions and teaching notes."""
+    r = probe((instructor_site / f"{docname}.html").as_uri(), tmp_path)
+    n_solutions, n_notes = expected_counts(_source(docname))
+    assert r["solutions"] == n_solutions, f"{docname}: {r['solutions']} solutions shown, source has {n_solutions}"
+    assert r["teaching_notes"] == n_notes, f"{docname}: {r['teaching_notes']} teaching notes, source has {n_notes}"
+    assert r["mjx_errors"] == 0 and r["raw_dollars"] == 0
+    for img in r["images"]:
+        assert img["complete"] and img["width"] > 0, f"{docname}: image {img['src']} did not load"
+
+
+def test_student_edition_has_no_solution_text(student_site, instructor_site):
+    """No text of a solution or teaching note of the instructor edition appears in the student edition."""
+    snippets = set()
+    for docname in CHAPTERS:
+        collector = _HiddenTextCollector()
+        collector.feed((instructor_site / f"{docname}.html").read_text(encoding="utf-8"))
+        snippets.update(collector.snippets())
+    student_text = "\n".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in student_site.rglob("*")
+        if p.is_file() and p.suffix in {".html", ".js", ".txt", ".md", ".ipynb", ".json"}
+    )
+    student_text = html.unescape(re.sub(r"<[^>]+>", "", student_text))
+    leaked = sorted(s for s in snippets if s in student_text)
+    assert not leaked, f"solution/teaching-note text in the student edition: {leaked[:5]}"
+    assert not list(student_site.rglob("_sources/**/*.md")), "chapter sources (with solutions) were copied"
+
+
+def test_instructor_edition_renders_solution_notebooks(instructor_site):
+    """Each solutions/NAME/NAME.ipynb is a page of the instructor edition, without nbgrader markers."""
+    for src in sorted((ROOT / "solutions").glob("*/*.ipynb")):
+        if src.stem != src.parent.name:
+            continue
+        page = instructor_site / "_build" / "solution_pages" / src.stem / f"{src.stem}.html"
+        assert page.exists(), f"no instructor page for {src}"
+        text = page.read_text(encoding="utf-8")
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+            assert marker not in text, f"{page.name} shows nbgrader's {marker!r}"
+
+
+@pytest.mark.parametrize("edition", ["student", "instructor"])
+def test_local_links_resolve(edition, request):
+    """Every href/src to a local file in the built site exists."""
+    site = request.getfixturevalue(f"{edition}_site")
+    problems = local_link_problems(site)
+    assert not problems, "broken local links:\n" + "\n".join(problems[:30])
+
+
+def test_site_loads_nothing_remote(student_site):
+    """MathJax comes from _static (sphinx-mathjax-offline), and no page references a remote script or font."""
+    assert (student_site / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    found = remote_references(student_site)
+    assert not found, "remote assets:\n" + "\n".join(found[:30])
+
+
+class _HiddenTextCollector(html.parser.HTMLParser):
+    """Text inside elements whose class marks a solution or a teaching note."""
+
+    HIDDEN = {"solution", "teaching-note", "instructor-note"}
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0  # >0 while inside a hidden element
+        self.stack = []
+        self.texts = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in {"br", "img", "hr", "input", "meta", "link", "wbr", "source"}:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        hidden = bool(classes & self.HIDDEN)
+        self.stack.append(hidden)
+        self.depth += hidden
+
+    def handle_endtag(self, tag):
+        if tag in {"br", "img", "hr", "input", "meta", "link", "wbr", "source"} or not self.stack:
+            return
+        self.depth -= self.stack.pop()
+
+    def handle_data(self, data):
+        if self.depth > 0:
+            self.texts.append(data)
+
+    def snippets(self):
+        """Distinctive sentences (>= 25 characters) of the hidden text."""
+        words = " ".join(" ".join(self.texts).split())
+        parts = re.split(r"(?<=[.!?:])\s+", words)
+        return {p for p in parts if len(p) >= 25 and not p.startswith(("Solution to", "Teaching note"))}
+
+
+# ----------------------------------------------------------------------------- the machinery
+
+STANDIN = """\
+---
+jupytext:
+  text_representation: {extension: .md, format_name: myst, format_version: 0.13}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+
+# Stand-in chapter
+
+The estimator is
+
+$$
+\\hat\\btheta = \\argmax_\\theta \\log p(\\bx \\mid \\theta), \\qquad \\E[x] = \\KL(p \\| q).
+$$ (eq-standin)
+
+See {eq}`eq-standin`.
+
+```{code-cell} ipython3
+:mystnb:
+:  figure:
+:    caption: A line.
+:    name: fig-standin
+%matplotlib inline
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([0, 1], [0, 1], label="line")
+ax.set_xlabel("x")
+ax.set_ylabel("y")
+ax.legend();
+```
+
+:::{admonition} Teaching note
+:class: teaching-note
+TEACHING-NOTE-MARKER ask the class first.
+:::
+
+```{exercise}
+:label: ex-standin-plain
+What is three quarters?
+```
+
+```{solution} ex-standin-plain
+SOLUTION-PLAIN-MARKER it is 0.75.
+```
+
+```{exercise}
+:label: ex-standin-gated
+Compute a mean in code.
+```
+
+````{solution-start} ex-standin-gated
+````
+
+SOLUTION-GATED-MARKER use numpy.
+
+```{code-cell} ipython3
+print("SOLUTION-OUTPUT-" + "MARKER", sum([1, 2, 3]) / 3)
+```
+
+````{solution-end}
+````
+
+:::{admonition} Assignment: Stand-in
+:class: assignment
+Download {download}`standin.ipynb <../exercises/standin/standin.ipynb>` and check it with
+`mlcourse check standin.ipynb`.
+:::
+"""
+
+OTHER = """\
+---
+jupytext:
+  text_representation: {extension: .md, format_name: myst, format_version: 0.13}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+
+# Other chapter
+
+```{code-cell} ipython3
+print("other", 6 * 7)
+```
+"""
+
+MARKERS = ["TEACHING-NOTE-MARKER", "SOLUTION-PLAIN-MARKER", "SOLUTION-GATED-MARKER", "SOLUTION-OUTPUT-MARKER"]
+
+
+def _solution_notebook():
+    def cell(source, grade_id, **flags):
+        c = nbformat.v4.new_code_cell(source)
+        c.metadata["nbgrader"] = {"grade_id": grade_id, "schema_version": 3, "locked": False, **flags}
+        return c
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Stand-in assignment"),
+        cell("def half(x):\n    \"\"\"Return x / 2.\"\"\"\n    ### BEGIN SOLUTION\n    return x / 2\n    ### END SOLUTION",
+             "half", solution=True, grade=False),
+        cell("\"\"\"Checks half(2).\"\"\"\nassert half(2) == 1\n### BEGIN HIDDEN TESTS\nassert half(5) == 2.5\n"
+             "### END HIDDEN TESTS", "test_half", solution=False, grade=True, points=1),
+    ])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    return nb
+
+
+@pytest.fixture(scope="module")
+def standin_book(tmp_path_factory):
+    """A two-chapter book with the course's _config.yml, built in both editions."""
+    root = tmp_path_factory.mktemp("standin-book")
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(ROOT / "book" / "_static", root / "book" / "_static")
+    (root / "book" / "standin.md").write_text(STANDIN, encoding="utf-8")
+    (root / "book" / "other.md").write_text(OTHER, encoding="utf-8")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/standin\nchapters:\n  - file: book/other\n")
+    nb = _solution_notebook()
+    for folder in ("solutions", "exercises"):
+        (root / folder / "standin").mkdir(parents=True)
+        nbformat.write(nb, root / folder / "standin" / "standin.ipynb")
+    logs = {}
+    for instructor in (False, True):
+        log = root / f"build-{instructor}.log"
+        with open(log, "w") as fh:
+            try:
+                build_book(instructor=instructor, root=root, log=fh)
+            except Exception:
+                pytest.fail(f"stand-in book did not build:\n{log.read_text()[-5000:]}")
+        logs[instructor] = log.read_text()
+    return root, logs
+
+
+def _all_text(site):
+    return "\n".join(p.read_text(errors="replace") for p in site.rglob("*") if p.is_file() and p.suffix != ".png")
+
+
+def test_standin_student_edition_removes_solutions_and_notes(standin_book):
+    root, _ = standin_book
+    text = _all_text(root / "_build" / "html")
+    for marker in MARKERS:
+        assert marker not in text, f"{marker} leaked into the student edition"
+    assert "What is three quarters?" in text  # the exercises themselves stay
+
+
+def test_standin_instructor_edition_shows_everything(standin_book):
+    root, _ = standin_book
+    site = root / "_build" / "instructor" / "html"
+    page = (site / "book" / "standin.html").read_text()
+    for marker in MARKERS:
+        assert marker in page, f"{marker} missing from the instructor edition"
+    solution_page = (site / "_build" / "solution_pages" / "standin" / "standin.html").read_text()
+    assert "BEGIN SOLUTION" not in solution_page and "HIDDEN TESTS" not in solution_page
+    assert "2.5" in solution_page  # the hidden test's content is kept
+
+
+def test_standin_shares_the_execution_cache(standin_book):
+    """The instructor build executes nothing: the student build has cached both chapters."""
+    _, logs = standin_book
+    assert logs[False].count("Executing notebook") == 2
+    assert "book/standin.md: Executing notebook" not in logs[True]
+    assert "book/other.md: Executing notebook" not in logs[True]
+
+
+def test_standin_rebuild_executes_only_the_changed_chapter(standin_book):
+    root, _ = standin_book
+    other = root / "book" / "other.md"
+    other.write_text(OTHER.replace("6 * 7", "6 * 9"))
+    log = root / "rebuild.log"
+    with open(log, "w") as fh:
+        build_book(root=root, log=fh)
+    text = log.read_text()
+    assert re.search(r"other\.md: Executing notebook", text), text[-3000:]
+    assert not re.search(r"standin\.md: Executing notebook", text), "an unchanged chapter was re-executed"
+
+
+@needs_chromium
+@pytest.mark.parametrize("instructor", [False, True], ids=["student", "instructor"])
+def test_standin_in_browser(standin_book, instructor, tmp_path):
+    root, _ = standin_book
+    site = root / "_build" / ("instructor/html" if instructor else "html")
+    r = probe((site / "book" / "standin.html").as_uri(), tmp_path)
+    assert r["mjx"] >= 1 and r["mjx_errors"] == 0 and not r["raw_macros"], r
+    assert r["images"] and all(i["width"] > 0 for i in r["images"]), r["images"]
+    assert r["downloads"] and all(Path(unquote(urlsplit(h).path)).is_file() for h in r["downloads"])
+    assert r["assignment_style"] and r["assignment_style"][0] != "0px"
+    assert not [u for u in r["resources"] if not u.startswith("file:")]
+    assert (r["solutions"], r["teaching_notes"]) == ((2, 1) if instructor else (0, 0))
+
+
+def test_strip_nbgrader_markers():
+    src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n### BEGIN HIDDEN TESTS\nassert f()\n### END HIDDEN TESTS"
+    assert strip_nbgrader_markers(src) == "def f():\n    return 1\nassert f()"
