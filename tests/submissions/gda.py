@@ -1,0 +1,361 @@
+"""Hand-written answers for the `gda` assignment, used by tests/test_assignments.py.
+
+WRONG: per task, plausible mistakes with the task score each must get (derived from which of
+the task's test cells the mistake fails). Points per task: a visible cell worth 1 and a hidden
+cell worth 2; nearest_centroid_predict has a third cell for exact ties worth 1 (4 in all).
+HONEST: correct answers written differently from the reference; each must get full marks.
+"""
+
+MODULE = "gda"
+
+WRONG = {
+    "fit_qda": [
+        # np.cov's default divides by N_c - 1.
+        ("import numpy as np\n"
+         "def fit_qda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes = np.unique(y)\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    covs = np.array([np.atleast_2d(np.cov(X[y == c], rowvar=False)) for c in classes])\n"
+         "    return classes, priors, means, covs\n", 0),
+        # Classes in order of first appearance instead of sorted: right on the visible examples
+        # (whose labels appear in sorted order), wrong on shuffled labels.
+        ("import numpy as np\n"
+         "def fit_qda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    _, first = np.unique(y, return_index=True)\n"
+         "    classes = y[np.sort(first)]\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    covs = np.array([(X[y == c] - m).T @ (X[y == c] - m) / np.sum(y == c)\n"
+         "                     for c, m in zip(classes, means)])\n"
+         "    return classes, priors, means, covs\n", 1),
+        # Priors left as counts N_c instead of N_c / N.
+        ("import numpy as np\n"
+         "def fit_qda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes, counts = np.unique(y, return_counts=True)\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    covs = np.array([(X[y == c] - m).T @ (X[y == c] - m) / np.sum(y == c)\n"
+         "                     for c, m in zip(classes, means)])\n"
+         "    return classes, counts.astype(float), means, covs\n", 0),
+    ],
+    "fit_lda": [
+        # Unweighted average of the class covariances instead of the N_c / N weights.
+        ("import numpy as np\n"
+         "def fit_lda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes = np.unique(y)\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    covs = [(X[y == c] - m).T @ (X[y == c] - m) / np.sum(y == c)\n"
+         "            for c, m in zip(classes, means)]\n"
+         "    return classes, priors, means, np.mean(covs, axis=0)\n", 0),
+        # The unbiased pooled estimate: divide by N - C instead of N.
+        ("import numpy as np\n"
+         "def fit_lda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes, index = np.unique(y, return_inverse=True)\n"
+         "    priors = np.bincount(index) / len(y)\n"
+         "    means = np.array([X[index == k].mean(axis=0) for k in range(len(classes))])\n"
+         "    R = X - means[index]\n"
+         "    return classes, priors, means, R.T @ R / (len(y) - len(classes))\n", 0),
+        # Wrong centring: the covariance of all of X around the overall mean.
+        ("import numpy as np\n"
+         "def fit_lda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes, index = np.unique(y, return_inverse=True)\n"
+         "    priors = np.bincount(index) / len(y)\n"
+         "    means = np.array([X[index == k].mean(axis=0) for k in range(len(classes))])\n"
+         "    R = X - X.mean(axis=0)\n"
+         "    return classes, priors, means, R.T @ R / len(y)\n", 0),
+    ],
+    "gda_log_joint": [
+        # The seed's mistake: the log-determinant term is dropped.
+        ("import numpy as np\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float)\n"
+         "    C, D = means.shape\n"
+         "    if covs.ndim == 2:\n"
+         "        covs = np.array([covs] * C)\n"
+         "    out = np.empty((len(X), C))\n"
+         "    for c in range(C):\n"
+         "        d = X - means[c]\n"
+         "        q = np.sum(d * np.linalg.solve(covs[c], d.T).T, axis=1)\n"
+         "        out[:, c] = np.log(priors[c]) - 0.5 * D * np.log(2 * np.pi) - 0.5 * q\n"
+         "    return out\n", 0),
+        # Unstable logs: the log of scipy's density underflows to -inf far from the means.
+        ("import numpy as np\n"
+         "from scipy.stats import multivariate_normal\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float)\n"
+         "    C = len(means)\n"
+         "    out = np.empty((len(X), C))\n"
+         "    for c in range(C):\n"
+         "        S = covs if covs.ndim == 2 else covs[c]\n"
+         "        dens = np.atleast_1d(multivariate_normal(means[c], S).pdf(X))\n"
+         "        out[:, c] = np.log(priors[c] * dens)\n"
+         "    return out\n", 1),
+        # The log prior is left out.
+        ("import numpy as np\n"
+         "from scipy.stats import multivariate_normal\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float)\n"
+         "    cols = []\n"
+         "    for c in range(len(means)):\n"
+         "        S = covs if covs.ndim == 2 else covs[c]\n"
+         "        cols.append(np.atleast_1d(multivariate_normal(means[c], S).logpdf(X)))\n"
+         "    return np.column_stack(cols)\n", 0),
+    ],
+    "lda_coefficients": [
+        # gamma without the factor 1/2.
+        ("import numpy as np\n"
+         "def lda_coefficients(priors, means, cov):\n"
+         "    means = np.asarray(means, float)\n"
+         "    B = np.linalg.solve(np.asarray(cov, float), means.T).T\n"
+         "    return B, np.log(priors) - np.sum(means * B, axis=1)\n", 0),
+        # The seed's mistake: Sigma where Sigma^{-1} belongs.
+        ("import numpy as np\n"
+         "def lda_coefficients(priors, means, cov):\n"
+         "    means = np.asarray(means, float)\n"
+         "    B = means @ np.asarray(cov, float)\n"
+         "    return B, np.log(priors) - 0.5 * np.sum(means * B, axis=1)\n", 0),
+        # The log prior is left out of gamma.
+        ("import numpy as np\n"
+         "def lda_coefficients(priors, means, cov):\n"
+         "    means = np.asarray(means, float)\n"
+         "    B = np.linalg.solve(np.asarray(cov, float), means.T).T\n"
+         "    return B, -0.5 * np.sum(means * B, axis=1)\n", 0),
+    ],
+    "regularized_cov": [
+        # lam and 1 - lam swapped.
+        ("import numpy as np\n"
+         "def regularized_cov(cov, lam):\n"
+         "    cov = np.asarray(cov, float)\n"
+         "    return (1 - lam) * np.diag(np.diag(cov)) + lam * cov\n", 0),
+        # Shrinkage towards the identity instead of the diagonal.
+        ("import numpy as np\n"
+         "def regularized_cov(cov, lam):\n"
+         "    cov = np.asarray(cov, float)\n"
+         "    return lam * np.eye(len(cov)) + (1 - lam) * cov\n", 0),
+        # The vector np.diag(cov) broadcast along rows instead of a diagonal matrix.
+        ("import numpy as np\n"
+         "def regularized_cov(cov, lam):\n"
+         "    cov = np.asarray(cov, float)\n"
+         "    return lam * np.diag(cov) + (1 - lam) * cov\n", 0),
+    ],
+    "nearest_centroid_predict": [
+        # argmax instead of argmin (the farthest centroid).
+        ("import numpy as np\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    P = np.eye(X.shape[1]) if cov is None else np.linalg.inv(cov)\n"
+         "    d = X[:, None, :] - means[None]\n"
+         "    return np.argmax(np.einsum('ncd,de,nce->nc', d, P, d), axis=1)\n", 0),
+        # Ties go to the highest index: only the ties cell fails.
+        ("import numpy as np\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    P = np.eye(X.shape[1]) if cov is None else np.linalg.inv(cov)\n"
+         "    d = X[:, None, :] - means[None]\n"
+         "    dist = np.einsum('ncd,de,nce->nc', d, P, d)\n"
+         "    return dist.shape[1] - 1 - np.argmin(dist[:, ::-1], axis=1)\n", 3),
+        # The seed's mistake: Sigma where Sigma^{-1} belongs.
+        ("import numpy as np\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    S = np.eye(X.shape[1]) if cov is None else np.asarray(cov, float)\n"
+         "    d = X[:, None, :] - means[None]\n"
+         "    return np.argmin(np.einsum('ncd,de,nce->nc', d, S, d), axis=1)\n", 0),
+        # cov is ignored: always the Euclidean distance.
+        ("import numpy as np\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    return np.argmin(((X[:, None, :] - means[None]) ** 2).sum(-1), axis=1)\n", 0),
+    ],
+}
+
+HONEST = {
+    "loops": {
+        "fit_qda":
+            "import numpy as np\n"
+            "def fit_qda(X, y):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    y = np.asarray(y)\n"
+            "    classes = np.unique(y)\n"
+            "    priors, means, covs = [], [], []\n"
+            "    for c in classes:\n"
+            "        Xc = X[y == c]\n"
+            "        priors.append(len(Xc) / len(X))\n"
+            "        means.append(Xc.mean(axis=0))\n"
+            "        covs.append(np.atleast_2d(np.cov(Xc, rowvar=False, bias=True)))\n"
+            "    return classes, np.array(priors), np.array(means), np.array(covs)\n",
+        "fit_lda":
+            "import numpy as np\n"
+            "def fit_lda(X, y):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    y = list(np.asarray(y).tolist())\n"
+            "    classes = sorted(set(y))\n"
+            "    N, D = X.shape\n"
+            "    means = {c: np.mean([X[i] for i in range(N) if y[i] == c], axis=0) for c in classes}\n"
+            "    S = np.zeros((D, D))\n"
+            "    for i in range(N):\n"
+            "        r = X[i] - means[y[i]]\n"
+            "        S += np.outer(r, r)\n"
+            "    priors = [y.count(c) / N for c in classes]\n"
+            "    return (np.array(classes), np.array(priors),\n"
+            "            np.array([means[c] for c in classes]), S / N)\n",
+        "gda_log_joint":
+            "import numpy as np\n"
+            "from scipy.stats import multivariate_normal\n"
+            "def gda_log_joint(X, priors, means, covs):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    covs = np.asarray(covs, dtype=float)\n"
+            "    out = []\n"
+            "    for c in range(len(means)):\n"
+            "        S = covs if covs.ndim == 2 else covs[c]\n"
+            "        lp = multivariate_normal(np.asarray(means[c], float), S).logpdf(X)\n"
+            "        with np.errstate(divide='ignore'):\n"
+            "            out.append(np.log(priors[c]) + np.reshape(lp, -1))\n"
+            "    return np.array(out).T\n",
+        "lda_coefficients":
+            "import numpy as np\n"
+            "def lda_coefficients(priors, means, cov):\n"
+            "    P = np.linalg.inv(np.asarray(cov, dtype=float))\n"
+            "    B, gamma = [], []\n"
+            "    for p, m in zip(priors, np.asarray(means, dtype=float)):\n"
+            "        b = P @ m\n"
+            "        B.append(b)\n"
+            "        gamma.append(np.log(p) - 0.5 * m @ b)\n"
+            "    return np.array(B), np.array(gamma)\n",
+        "regularized_cov":
+            "def regularized_cov(cov, lam):\n"
+            "    D = len(cov)\n"
+            "    return [[float(cov[i][j]) if i == j else (1 - lam) * float(cov[i][j])\n"
+            "             for j in range(D)] for i in range(D)]\n",
+        "nearest_centroid_predict":
+            "import numpy as np\n"
+            "def nearest_centroid_predict(X, means, cov=None):\n"
+            "    X = np.asarray(X, dtype=float); means = np.asarray(means, dtype=float)\n"
+            "    P = np.eye(X.shape[1]) if cov is None else np.linalg.inv(np.asarray(cov, float))\n"
+            "    out = []\n"
+            "    for x in X:\n"
+            "        best, best_d = 0, np.inf\n"
+            "        for c, m in enumerate(means):\n"
+            "            d = (x - m) @ P @ (x - m)\n"
+            "            if d < best_d:\n"
+            "                best, best_d = c, d\n"
+            "        out.append(best)\n"
+            "    return np.array(out)\n",
+    },
+    "scipy_and_lists": {
+        "fit_qda":
+            "import numpy as np\n"
+            "def fit_qda(X, y):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    classes, index, counts = np.unique(y, return_inverse=True, return_counts=True)\n"
+            "    index = index.ravel()\n"
+            "    means = np.stack([X[index == k].mean(0) for k in range(len(classes))])\n"
+            "    covs = np.stack([np.einsum('ni,nj->ij', X[index == k] - means[k],\n"
+            "                               X[index == k] - means[k]) / counts[k]\n"
+            "                     for k in range(len(classes))])\n"
+            "    return [classes, counts / counts.sum(), means, covs]\n",
+        "fit_lda":
+            "import numpy as np\n"
+            "def fit_lda(X, y):\n"
+            "    X = np.asarray(X, dtype=float)\n"
+            "    classes, index, counts = np.unique(y, return_inverse=True, return_counts=True)\n"
+            "    index = index.ravel()\n"
+            "    priors = counts / counts.sum()\n"
+            "    means = np.stack([X[index == k].mean(0) for k in range(len(classes))])\n"
+            "    cov = sum(p * np.atleast_2d(np.cov(X[index == k], rowvar=False, bias=True))\n"
+            "              for k, p in enumerate(priors))\n"
+            "    return [classes, priors, means, cov]\n",
+        "gda_log_joint":
+            "import numpy as np\n"
+            "def gda_log_joint(X, priors, means, covs):\n"
+            "    X = np.asarray(X, dtype=float); means = np.asarray(means, dtype=float)\n"
+            "    covs = np.asarray(covs, dtype=float)\n"
+            "    C, D = means.shape\n"
+            "    if covs.ndim == 2:\n"
+            "        covs = np.repeat(covs[None], C, axis=0)\n"
+            "    _, logdet = np.linalg.slogdet(covs)                       # (C,)\n"
+            "    diff = X[:, None, :] - means[None]                         # (N, C, D)\n"
+            "    sol = np.linalg.solve(covs[None], diff[..., None])[..., 0]  # (N, C, D)\n"
+            "    quad = np.sum(diff * sol, axis=2)\n"
+            "    with np.errstate(divide='ignore'):\n"
+            "        lp = np.log(np.asarray(priors, dtype=float))\n"
+            "    return lp - 0.5 * (D * np.log(2 * np.pi) + logdet) - 0.5 * quad\n",
+        "lda_coefficients":
+            "import numpy as np\n"
+            "from scipy import linalg\n"
+            "def lda_coefficients(priors, means, cov):\n"
+            "    means = np.asarray(means, dtype=float)\n"
+            "    B = linalg.cho_solve(linalg.cho_factor(np.asarray(cov, float)), means.T).T\n"
+            "    gamma = [float(np.log(p) - 0.5 * m @ b) for p, m, b in zip(priors, means, B)]\n"
+            "    return [B.tolist(), gamma]\n",
+        "regularized_cov":
+            "import numpy as np\n"
+            "def regularized_cov(cov, lam):\n"
+            "    cov = np.asarray(cov, dtype=float)\n"
+            "    return np.where(np.eye(len(cov), dtype=bool), cov, (1 - lam) * cov).tolist()\n",
+        # LDA with equal priors: the linear scores 2 mu_c^T P x - mu_c^T P mu_c (x^T P x dropped).
+        "nearest_centroid_predict":
+            "import numpy as np\n"
+            "def nearest_centroid_predict(X, means, cov=None):\n"
+            "    X = np.asarray(X, dtype=float); means = np.asarray(means, dtype=float)\n"
+            "    P = np.eye(X.shape[1]) if cov is None else np.linalg.inv(np.asarray(cov, float))\n"
+            "    PM = means @ P\n"
+            "    scores = 2 * X @ PM.T - np.sum(PM * means, axis=1)\n"
+            "    return [int(i) for i in np.argmax(scores, axis=1)]\n",
+    },
+    "warnings_and_prints": {
+        "gda_log_joint":
+            "import sys\n"
+            "import numpy as np\n"
+            "from scipy import linalg\n"
+            "def gda_log_joint(X, priors, means, covs):\n"
+            "    print('evaluating', len(X), 'points', file=sys.stderr)\n"
+            "    X = np.asarray(X, dtype=float); means = np.asarray(means, dtype=float)\n"
+            "    covs = np.asarray(covs, dtype=float)\n"
+            "    C, D = means.shape\n"
+            "    lp = np.log(np.asarray(priors, dtype=float))   # RuntimeWarning for a zero prior\n"
+            "    cols = []\n"
+            "    for c in range(C):\n"
+            "        S = covs if covs.ndim == 2 else covs[c]\n"
+            "        L = linalg.cholesky(S, lower=True)\n"
+            "        z = linalg.solve_triangular(L, (X - means[c]).T, lower=True)\n"
+            "        cols.append(lp[c] - np.log(np.diag(L)).sum() - D / 2 * np.log(2 * np.pi)\n"
+            "                    - 0.5 * (z * z).sum(0))\n"
+            "    return np.stack(cols, axis=1)\n",
+        "fit_qda":
+            "import warnings\n"
+            "import numpy as np\n"
+            "def fit_qda(X, y):\n"
+            "    warnings.warn('a harmless warning from the student')\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y)\n"
+            "    classes = np.unique(y)\n"
+            "    R = (y[:, None] == classes[None]).astype(float)\n"
+            "    n = R.sum(0)\n"
+            "    means = (R.T @ X) / n[:, None]\n"
+            "    second = np.einsum('nc,ni,nj->cij', R, X, X) / n[:, None, None]\n"
+            "    covs = second - np.einsum('ci,cj->cij', means, means)\n"
+            "    return classes, n / len(y), means, covs\n",
+        "nearest_centroid_predict":
+            "import sys\n"
+            "import numpy as np\n"
+            "from scipy.spatial.distance import cdist\n"
+            "def nearest_centroid_predict(X, means, cov=None):\n"
+            "    print('nearest centroids', file=sys.stderr)\n"
+            "    if cov is None:\n"
+            "        d = cdist(np.asarray(X, float), np.asarray(means, float), 'sqeuclidean')\n"
+            "    else:\n"
+            "        d = cdist(np.asarray(X, float), np.asarray(means, float), 'mahalanobis',\n"
+            "                  VI=np.linalg.inv(np.asarray(cov, float)))\n"
+            "    return d.argmin(axis=1)\n",
+    },
+}
