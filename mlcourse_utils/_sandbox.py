@@ -163,25 +163,39 @@ def namespace_flags():
 
 
 def _setup_script(python, runner_code, hidden, fds, mode):
-    """Shell commands run as root inside the new namespaces, ending in the runner."""
+    """Shell commands run as root inside the new namespaces, ending in the runner.
+
+    Order matters: remount everything read-only; park the Python environment on a private
+    mount; cover ``/tmp`` and the hidden folders with empty file systems; bring the
+    environment back (read-only) if a cover buried it; put the decoy package in place of the
+    reference; drop every capability and start the runner in an empty ``/tmp/work``.
+    """
     q = shlex.quote
     venv = Path(sys.prefix).resolve()
-    keep = [venv] if any(_is_within(venv, h) for h in hidden) else []
+    covered = [Path("/tmp"), *hidden]
+    keep = any(_is_within(venv, c) for c in covered)
     lines = [
         "set -e",
-        # Everything read-only (best effort for odd pseudo file systems; /proc and /sys first).
         "for m in $(awk '{print $5}' /proc/self/mountinfo | sort -r); do "
         "mount -n -o remount,bind,ro \"$m\" 2>/dev/null || true; done",
-        "mount -n -t tmpfs -o size=512m,mode=1777 tmpfs /tmp",
-        "mkdir -p /tmp/work /tmp/.keep",
     ]
-    for i, k in enumerate(keep):
-        lines += [f"mkdir -p /tmp/.keep/{i}", f"mount -n --bind {q(str(k))} /tmp/.keep/{i}"]
+    if keep:
+        lines += [
+            "STAGE=; for d in /run /mnt /media /srv /opt; do "
+            "if [ -d \"$d\" ]; then STAGE=$d; break; fi; done; [ -n \"$STAGE\" ]",
+            "mount -n -t tmpfs -o size=1m,mode=700 tmpfs \"$STAGE\"",
+            "mkdir \"$STAGE/venv\"",
+            f"mount -n --bind {q(str(venv))} \"$STAGE/venv\"",
+        ]
+    lines += ["mount -n -t tmpfs -o size=512m,mode=1777 tmpfs /tmp", "mkdir -p /tmp/work"]
     for h in hidden:
-        lines.append(f"[ -d {q(str(h))} ] && mount -n -t tmpfs -o size=4m,mode=755 tmpfs {q(str(h))} || true")
-    for i, k in enumerate(keep):
-        lines += [f"mkdir -p {q(str(k))}", f"mount -n --move /tmp/.keep/{i} {q(str(k))}",
-                  f"mount -n -o remount,bind,ro {q(str(k))}"]
+        lines.append(f"if [ -d {q(str(h))} ]; then mount -n -t tmpfs -o size=4m,mode=755 tmpfs "
+                     f"{q(str(h))}; fi")
+    if keep:
+        lines += [f"mkdir -p {q(str(venv))}",
+                  f"mount -n --move \"$STAGE/venv\" {q(str(venv))}",
+                  f"mount -n -o remount,bind,ro {q(str(venv))}",
+                  "umount -n \"$STAGE\""]
     pkg = q(str(PACKAGE_DIR))
     lines += [
         f"mountpoint -q {pkg} || mount -n -t tmpfs -o size=1m,mode=755 tmpfs {pkg} 2>/dev/null "
@@ -189,10 +203,9 @@ def _setup_script(python, runner_code, hidden, fds, mode):
         f"cat > {pkg}/__init__.py <<'MLCOURSE_DECOY'\n{DECOY}MLCOURSE_DECOY",
         f"mount -n -o remount,ro {pkg} 2>/dev/null || true",
     ]
-    for h in hidden:
-        lines.append(f"mountpoint -q {q(str(h))} && mount -n -o remount,ro {q(str(h))} || true")
+    for h in hidden:  # (/tmp stays writable: it is the student's scratch space)
+        lines.append(f"if mountpoint -q {q(str(h))}; then mount -n -o remount,ro {q(str(h))}; fi")
     lines += [
-        "rmdir /tmp/.keep/* 2>/dev/null || true; rmdir /tmp/.keep",
         "cd /tmp/work",
         # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
         # ordinary one (signals it sends itself are delivered) and dies with the namespace.

@@ -29,6 +29,7 @@ import json
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -684,7 +685,70 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
             bar.update(1)
         bar.close()
     write_csvs(results, assignment, out)
+    try:
+        write_gradebook(results, assignment, out, root, students)
+    except Exception as exc:  # noqa: BLE001 (the CSVs and feedback are already written)
+        print(f"warning: the nbgrader gradebook could not be written: {exc}", file=sys.stderr)
     return assignment, results
+
+
+def write_gradebook(results, assignment, out, root, notebooks):
+    """Record the scores in an nbgrader gradebook, ``out/gradebook.db``, for manual grading.
+
+    The assignment's cells come from the source notebook (as ``nbgrader generate_assignment``
+    registers them), each test cell gets the autograded score, manual cells are marked as
+    needing a grade, and a copy of each submitted notebook goes to
+    ``out/autograded/<student>/<assignment>/``: nbgrader's formgrader and ``nbgrader export``
+    then work on ``out`` as a course folder. Written by this process only, after grading, so
+    parallel jobs never contend for the database.
+    """
+    import os
+    import shutil
+
+    from nbgrader.api import Gradebook
+
+    # nbgrader checks the database schema by running `alembic` from PATH.
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+    nb_name = Path(assignment.notebook).stem
+    source = root / "solutions" / assignment.name / assignment.notebook
+    with warnings.catch_warnings(), Gradebook(f"sqlite:///{out / 'gradebook.db'}") as gb:
+        # nbgrader's update_or_create_submission triggers harmless SQLAlchemy autoflush warnings.
+        warnings.simplefilter("ignore")
+        gb.update_or_create_assignment(assignment.name)
+        gb.update_or_create_notebook(nb_name, assignment.name)
+        for cell in read_notebook_cells(source.read_bytes()):
+            meta = _nbgrader_meta(cell)
+            gid = meta.get("grade_id")
+            if not gid:
+                continue
+            if meta.get("grade"):
+                gb.update_or_create_grade_cell(gid, nb_name, assignment.name,
+                                               max_score=float(meta.get("points", 0)),
+                                               cell_type=cell.get("cell_type"))
+            if meta.get("solution"):
+                gb.update_or_create_solution_cell(gid, nb_name, assignment.name)
+            gb.update_or_create_source_cell(gid, nb_name, assignment.name,
+                                            cell_type=cell.get("cell_type"),
+                                            locked=bool(meta.get("locked")), source=_source(cell))
+        for student, result in sorted(results.items()):
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(assignment.name, student)
+            for test in result.tests:
+                grade = gb.find_grade(test.grade_id, nb_name, assignment.name, student)
+                grade.auto_score = test.earned
+                grade.needs_manual_grade = False
+            for gid, _ in assignment.manual:
+                grade = gb.find_grade(gid, nb_name, assignment.name, student)
+                grade.auto_score = None
+                grade.needs_manual_grade = True
+            path = notebooks.get(student)
+            if path is not None:
+                target = out / "autograded" / student / assignment.name / assignment.notebook
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+        gb.db.commit()
 
 
 def write_csvs(results, assignment, out):

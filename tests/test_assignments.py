@@ -231,6 +231,26 @@ def test_batch_finishes_and_leaves_submissions_untouched(batches, name):
 
 
 @pytest.mark.parametrize("name", PER_ASSIGNMENT)
+def test_gradebook_holds_the_autograded_scores(batches, name, monkeypatch):
+    """out/gradebook.db is an nbgrader gradebook: same scores, manual cells still to grade."""
+    import os
+    import sys
+
+    from nbgrader.api import Gradebook
+
+    b = batches(name)
+    # nbgrader runs `alembic` from PATH to check the database schema.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    manual = sum(points for _, points in b.assignment.manual)
+    with Gradebook(f"sqlite:///{b.out / 'gradebook.db'}") as gb:
+        for student, (score, top) in b.grades.items():
+            submission = gb.find_submission(name, student)
+            assert submission.score == pytest.approx(score)
+            assert submission.max_score == pytest.approx(top + manual)
+            assert submission.needs_manual_grade == bool(b.assignment.manual)
+
+
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
 def test_solution_full_marks_and_release_zero(batches, name):
     b = batches(name)
     total = b.assignment.max_score
