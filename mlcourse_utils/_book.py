@@ -218,6 +218,9 @@ def build_book(instructor=False, out=None, root=ROOT, quiet=False, log=None):
 
 def _run_sphinx(args):
     """Subprocess side of :func:`build_book`: what ``jupyter-book build -W -n --keep-going`` does."""
+    from ._imports import skip_slow_optional_imports
+
+    skip_slow_optional_imports()
     from jupyter_book.sphinx import build_sphinx
 
     root = Path(args["root"])

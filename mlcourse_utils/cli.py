@@ -109,6 +109,9 @@ def make_parser():
 
 
 def main(argv=None):
+    from ._imports import skip_slow_optional_imports
+
+    skip_slow_optional_imports()
     args = make_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -27,6 +27,7 @@ import dataclasses
 import html
 import json
 import re
+import shutil
 import sys
 import time
 import warnings
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _gradebook
 from ._sandbox import RemoteError, Sandbox, SandboxError
 
 __all__ = [
@@ -661,6 +663,7 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
     (out / "feedback").mkdir(exist_ok=True)
     students = find_submissions(name, submissions, assignment.notebook)
     hidden = sorted({root.resolve(), submissions, out})
+    gradebook = _gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
@@ -685,70 +688,19 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
             bar.update(1)
         bar.close()
     write_csvs(results, assignment, out)
-    try:
-        write_gradebook(results, assignment, out, root, students)
-    except Exception as exc:  # noqa: BLE001 (the CSVs and feedback are already written)
-        print(f"warning: the nbgrader gradebook could not be written: {exc}", file=sys.stderr)
+    # nbgrader's gradebook and a copy of each notebook under autograded/: formgrader and
+    # `nbgrader export` work on `out` as a course folder (manual grading, final grades).
+    for student, path in students.items():
+        if path is not None:
+            target = out / "autograded" / student / name / assignment.notebook
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    error = _gradebook.finish(
+        gradebook, {s: {t.grade_id: t.earned for t in r.tests} for s, r in results.items()},
+        [gid for gid, _ in assignment.manual])
+    if error:  # the CSVs and the feedback are written: say so, but do not fail the batch
+        print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
     return assignment, results
-
-
-def write_gradebook(results, assignment, out, root, notebooks):
-    """Record the scores in an nbgrader gradebook, ``out/gradebook.db``, for manual grading.
-
-    The assignment's cells come from the source notebook (as ``nbgrader generate_assignment``
-    registers them), each test cell gets the autograded score, manual cells are marked as
-    needing a grade, and a copy of each submitted notebook goes to
-    ``out/autograded/<student>/<assignment>/``: nbgrader's formgrader and ``nbgrader export``
-    then work on ``out`` as a course folder. Written by this process only, after grading, so
-    parallel jobs never contend for the database.
-    """
-    import os
-    import shutil
-
-    from nbgrader.api import Gradebook
-
-    # nbgrader checks the database schema by running `alembic` from PATH.
-    scripts = str(Path(sys.executable).parent)
-    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    nb_name = Path(assignment.notebook).stem
-    source = root / "solutions" / assignment.name / assignment.notebook
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{out / 'gradebook.db'}") as gb:
-        # nbgrader's update_or_create_submission triggers harmless SQLAlchemy autoflush warnings.
-        warnings.simplefilter("ignore")
-        gb.update_or_create_assignment(assignment.name)
-        gb.update_or_create_notebook(nb_name, assignment.name)
-        for cell in read_notebook_cells(source.read_bytes()):
-            meta = _nbgrader_meta(cell)
-            gid = meta.get("grade_id")
-            if not gid:
-                continue
-            if meta.get("grade"):
-                gb.update_or_create_grade_cell(gid, nb_name, assignment.name,
-                                               max_score=float(meta.get("points", 0)),
-                                               cell_type=cell.get("cell_type"))
-            if meta.get("solution"):
-                gb.update_or_create_solution_cell(gid, nb_name, assignment.name)
-            gb.update_or_create_source_cell(gid, nb_name, assignment.name,
-                                            cell_type=cell.get("cell_type"),
-                                            locked=bool(meta.get("locked")), source=_source(cell))
-        for student, result in sorted(results.items()):
-            gb.update_or_create_student(student)
-            gb.update_or_create_submission(assignment.name, student)
-            for test in result.tests:
-                grade = gb.find_grade(test.grade_id, nb_name, assignment.name, student)
-                grade.auto_score = test.earned
-                grade.needs_manual_grade = False
-            for gid, _ in assignment.manual:
-                grade = gb.find_grade(gid, nb_name, assignment.name, student)
-                grade.auto_score = None
-                grade.needs_manual_grade = True
-            path = notebooks.get(student)
-            if path is not None:
-                target = out / "autograded" / student / assignment.name / assignment.notebook
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, target)
-        gb.db.commit()
 
 
 def write_csvs(results, assignment, out):

@@ -1,0 +1,91 @@
+"""The nbgrader gradebook that `mlcourse grade` writes, for manual grading and export.
+
+nbgrader's API is slow to start (importing it loads its server extensions, and opening a
+gradebook runs ``alembic``), so the gradebook is prepared by a separate, lower-priority process
+that starts with the grading and receives the scores at the end:
+
+    proc = start(out, source_notebook, assignment_name)   # imports nbgrader, registers cells
+    ...grade the students...
+    finish(proc, {student: {grade_id: points}}, manual_grade_ids)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+
+def start(out, source, assignment):
+    """Start preparing ``out/gradebook.db`` for the assignment whose source notebook is given."""
+    scripts = str(Path(sys.executable).parent)
+    # nbgrader checks the database schema by running `alembic` from PATH.
+    env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
+    args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment}
+    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils._gradebook", json.dumps(args)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=env, text=True)
+
+
+def finish(proc, scores, manual, timeout=300):
+    """Send the scores; return None on success, or the gradebook process's error text."""
+    payload = json.dumps({"scores": scores, "manual": list(manual)})
+    try:
+        output, _ = proc.communicate(payload, timeout=timeout)
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        proc.kill()
+        return str(exc)
+    return None if proc.returncode == 0 else (output or "").strip()[-2000:]
+
+
+def _main(args):
+    os.nice(10)  # background work: the students' sandboxes come first
+    from ._imports import skip_slow_optional_imports
+
+    skip_slow_optional_imports()
+    from nbgrader.api import Gradebook
+
+    from .grading import _nbgrader_meta, _source, read_notebook_cells
+
+    name = args["assignment"]
+    nb_name = Path(args["source"]).stem
+    with warnings.catch_warnings(), Gradebook(f"sqlite:///{args['db']}") as gb:
+        # nbgrader's update_or_create_submission triggers harmless SQLAlchemy autoflush warnings.
+        warnings.simplefilter("ignore")
+        gb.update_or_create_assignment(name)
+        gb.update_or_create_notebook(nb_name, name)
+        for cell in read_notebook_cells(Path(args["source"]).read_bytes()):
+            meta = _nbgrader_meta(cell)
+            gid = meta.get("grade_id")
+            if not gid:
+                continue
+            if meta.get("grade"):
+                gb.update_or_create_grade_cell(gid, nb_name, name,
+                                               max_score=float(meta.get("points", 0)),
+                                               cell_type=cell.get("cell_type"))
+            if meta.get("solution"):
+                gb.update_or_create_solution_cell(gid, nb_name, name)
+            gb.update_or_create_source_cell(gid, nb_name, name, cell_type=cell.get("cell_type"),
+                                            locked=bool(meta.get("locked")), source=_source(cell))
+        gb.db.commit()
+        data = json.loads(sys.stdin.read())
+        for student, grades in sorted(data["scores"].items()):
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(name, student)
+            for gid, earned in grades.items():
+                grade = gb.find_grade(gid, nb_name, name, student)
+                grade.auto_score = earned
+                grade.needs_manual_grade = False
+            for gid in data["manual"]:
+                grade = gb.find_grade(gid, nb_name, name, student)
+                grade.auto_score = None
+                grade.needs_manual_grade = True
+        gb.db.commit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(json.loads(sys.argv[1])))
