@@ -18,7 +18,6 @@ import sys
 import warnings
 
 READ_FD, WRITE_FD, MODE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-MAX_MESSAGE = 64 * 2**20
 _in = os.fdopen(READ_FD, "rb", buffering=0)
 _out = os.fdopen(WRITE_FD, "wb", buffering=0)
 

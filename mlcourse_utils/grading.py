@@ -350,15 +350,15 @@ def load_assignment(name, root=None):
 # ====================================================================== grading one notebook
 
 #: Patterns that show an attempt to interfere with grading (reported; they earn nothing anyway).
+#: Honest answers have no reason to touch these, so the feedback names them (they earn nothing
+#: either way: the verdict is reached outside the student's process).
 TAMPER_PATTERNS = {
     r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
-    r"\brun_code\b|\brun_cell\b|\brun_ast_nodes\b": "patches IPython's execution",
-    r"display_formatter|displayhook|display_pub": "hijacks the display formatter",
-    r"sys\.modules": "edits sys.modules",
-    r"__eq__|__ne__|__bool__": "defines custom comparison methods",
-    r"builtins|__builtins__": "modifies builtins",
-    r"os\._exit|sys\.exit|\bexit\(|\bquit\(": "exits the interpreter",
-    r"(numpy|np)\.(isclose|allclose|testing)\s*=|np\.testing\.\w+\s*=": "monkeypatches numpy",
+    r"\.run_code\b|\.run_cell\b|\.run_ast_nodes\b": "patches IPython's execution",
+    r"display_formatter|\.displayhook\s*=|display_pub": "hijacks the display formatter",
+    r"sys\.modules\s*\[[^]]*\]\s*=": "replaces modules in sys.modules",
+    r"\bbuiltins\.\w+\s*=|__builtins__\s*\[": "replaces built-in functions",
+    r"\b(numpy|np)(\.testing)?\.(isclose|allclose|array_equal|assert_\w+)\s*=": "monkeypatches numpy",
 }
 
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
@@ -384,6 +384,7 @@ class GradeResult:
     reasons: dict = dataclasses.field(default_factory=dict)   # task -> reason for withheld points
     notes: list = dataclasses.field(default_factory=list)     # notebook-level remarks
     cell_errors: list = dataclasses.field(default_factory=list)
+    cell_warnings: list = dataclasses.field(default_factory=list)
     output: str = ""
     seconds: float = 0.0
 
@@ -420,6 +421,8 @@ class _Session:
         self.delegated = set()
         self.delegation_cells = set()
         self.cell_errors = {}
+        self.executed = set()
+        self.cell_warnings = []
         self.warnings = []
         self.outputs = []
 
@@ -452,10 +455,11 @@ class _Session:
                 self.sandbox = None
                 return self.ensure()
             self._drain_events(task=task, cell=index)
-            if error is not None and self.restarts == 0:
-                self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
-            if self.restarts == 0:
-                self.warnings.extend(warns)
+            if index not in self.executed:  # report each cell once, whatever the restarts
+                self.executed.add(index)
+                if error is not None:
+                    self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
+                self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
 
     def call(self, name, args, kwargs):
         self.ensure()
@@ -511,15 +515,36 @@ class _StudentFunction:
             raise
 
 
-def _static_checks(assignment, cells):
-    """Delegation per task and tamper notes, from the submitted sources."""
+def uses_reference(source):
+    """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
+
+    Disguised imports (``importlib.import_module("ml" + "course_utils")``) are caught at run
+    time by the sandbox's decoy package instead.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (magics): fall back to import lines
+        return re.search(r"^\s*(from|import)\s+mlcourse_utils\b", source, re.MULTILINE) is not None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "mlcourse_utils"
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "mlcourse_utils":
+            return True
+        if isinstance(node, ast.Name) and node.id == "mlcourse_utils":
+            return True
+    return False
+
+
+def _static_checks(cells):
+    """Delegation per task and tampering notes, read from the submitted sources."""
     delegated, notes = set(), []
     for index, source, task in cells:
-        if re.search(r"mlcourse", source, re.IGNORECASE):
+        if uses_reference(source):
             if task is not None:
                 delegated.add(task)
             else:
-                notes.append(f"cell {index + 1} refers to mlcourse_utils, which is not available "
+                notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
                              "while grading")
         for pattern, what in TAMPER_PATTERNS.items():
             if re.search(pattern, source):
@@ -566,7 +591,7 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
         task = gid if gid in assignment.tasks else None
         cells.append((index, source, task))
 
-    delegated, notes = _static_checks(assignment, cells)
+    delegated, notes = _static_checks(cells)
     result.notes.extend(notes)
     session = _Session(cells, hidden, memory_mb, timeout)
     failed_fatally = {}
@@ -628,6 +653,7 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
         result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
                             "while grading")
     result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
+    result.cell_warnings = session.cell_warnings[:20]
     result.output = "\n".join(o for o in session.outputs if o.strip())[-20000:]
     result.seconds = time.monotonic() - start
     return result
@@ -757,6 +783,7 @@ def write_feedback(result, assignment, path):
                     f"{_fmt(top)}</td><td>{''.join(details)}</td></tr>")
     notes = "".join(f"<li>{e(n)}</li>" for n in dict.fromkeys(result.notes))
     errors = "".join(f"<li>cell {i}: {e(m)}</li>" for i, m in result.cell_errors)
+    cell_warnings = "".join(f"<li>{e(w)}</li>" for w in result.cell_warnings)
     manual = "".join(f"<li><code>{e(g)}</code> ({_fmt(p)} points)</li>" for g, p in assignment.manual)
     output = f"<h2>What your notebook printed</h2><pre>{e(result.output[-5000:])}</pre>" \
         if result.output.strip() else ""
@@ -767,6 +794,7 @@ def write_feedback(result, assignment, path):
 <table><tr><th>task</th><th>points</th><th>tests</th></tr>{''.join(rows)}</table>
 {f'<h2>Notes</h2><ul>{notes}</ul>' if notes else ''}
 {f'<h2>Cells that raised an error when your notebook ran</h2><ul>{errors}</ul>' if errors else ''}
+{f'<h2>Warnings while your notebook ran (they cost no points)</h2><ul>{cell_warnings}</ul>' if cell_warnings else ''}
 {f'<h2>Graded by hand (not included above)</h2><ul>{manual}</ul>' if manual else ''}
 {output}
 <p style="color:#666;font-size:.85em">Hidden tests call your functions on new inputs and compare

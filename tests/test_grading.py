@@ -224,3 +224,27 @@ def test_sandbox_returns_only_plain_data():
             box.call("probe", (), {}, 30)
     finally:
         box.kill()
+
+
+def test_fallback_sandbox_blocks_the_reference_without_namespaces():
+    """Where Linux namespaces are missing, an import hook still refuses mlcourse_utils."""
+    box = Sandbox(memory_mb=2048, isolate=False).start()
+    try:
+        assert box.mode == "fallback"
+        error, _ = box.exec_cell("import mlcourse_utils.mle", 30)
+        assert error is not None and error.exc_type == "ImportError"
+        assert "delegation" in box.events
+    finally:
+        box.kill()
+
+
+@pytest.mark.parametrize("source,uses", [
+    ("from mlcourse_utils.mle import gaussian_mle", True),
+    ("import mlcourse_utils.mle as m\ndef f(x):\n    return m.gaussian_mle(x)", True),
+    ("def f(x):\n    return mlcourse_utils.mle.gaussian_mle(x)", True),
+    ("%matplotlib inline\nfrom mlcourse_utils import mle", True),
+    ("# unlike mlcourse_utils, this divides by N\ndef f(x):\n    return 1", False),
+    ("def f(x):\n    'Same as mlcourse_utils.mle.gaussian_mle.'\n    return 1", False),
+])
+def test_uses_reference_reads_code_not_comments(source, uses):
+    assert grading.uses_reference(source) is uses
