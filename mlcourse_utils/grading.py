@@ -22,13 +22,17 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import contextlib
 import csv
 import dataclasses
+import hashlib
+import hmac
 import html
 import json
 import re
 import shutil
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -44,6 +48,7 @@ __all__ = [
     "check_equal",
     "check_raises",
     "check_against_reference",
+    "hidden_rng",
     "RemoteError",
 ]
 
@@ -206,6 +211,42 @@ def check_against_reference(student, reference, cases, *, rtol=1e-6, atol=1e-9, 
             check_equal(actual, expected, what)
         else:
             check_close(actual, expected, what, rtol=rtol, atol=atol)
+
+
+#: Seed material used when no grading secret is given (the instructor's own checks, `release`).
+DEVELOPMENT_SECRET = b"mlcourse-development-seed"
+
+_hidden_context = threading.local()
+
+
+@contextlib.contextmanager
+def hidden_inputs(secret, student):
+    """Within this block, :func:`hidden_rng` draws from ``(secret, student, test_id)``.
+
+    ``secret`` is bytes (None: the development seed, the same for every student). The grader
+    enters it around one student's test cells; it is per thread, so parallel students differ.
+    """
+    previous = getattr(_hidden_context, "value", None)
+    _hidden_context.value = (secret, str(student))
+    try:
+        yield
+    finally:
+        _hidden_context.value = previous
+
+
+def hidden_rng(test_id):
+    """The random generator a hidden test draws its inputs from.
+
+    Seeded by HMAC-SHA256(secret, student id + test id): with a grading secret, every student
+    (and every term) gets other inputs, and re-grading one student reproduces them; without one
+    (the instructor's checks, ``mlcourse release``) a fixed development seed per test id.
+    Edge cases stay fixed in the test cells; only the random inputs come from here.
+    """
+    secret, student = getattr(_hidden_context, "value", None) or (None, "")
+    if secret is None:
+        secret, student = DEVELOPMENT_SECRET, ""
+    digest = hmac.new(secret, f"{student}\0{test_id}".encode(), hashlib.sha256).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little"))
 
 
 def _copy(obj):
