@@ -1,29 +1,44 @@
 """Starting and talking to the grading sandbox (the grader's side).
 
-One sandbox is one process running ``_sandbox_runner.py`` for one student's notebook:
+One sandbox is one process running ``_sandbox_runner.py`` for one student's notebook. Where
+Linux namespaces can be made (``unshare``; as root, or as a user through a user namespace):
 
-* ``python -I`` (isolated mode: no PYTHON* variables, no user site, no script directory on
-  ``sys.path``) with a minimal environment and an empty scratch folder as working directory;
-* resource limits: address space (``--memory``), file size, no core dumps; per-request timeouts
-  enforced here by killing the whole process group;
-* where Linux namespaces are available (``unshare``), new mount, PID and network namespaces:
-  every mount is remounted read-only, the repository (hidden tests, solutions, gradebook),
-  the submissions and the output folder are covered by empty tmpfs mounts, ``/tmp`` is a fresh
-  tmpfs, the reference package is replaced by a decoy that reports its import, there is no
-  network, no other process is visible, and all capabilities are dropped before the student's
-  code runs.
+* new mount, PID, IPC, UTS and network namespaces: no other process is visible, no network,
+  and SysV shared memory dies with the sandbox;
+* a **minimal root** built with ``pivot_root``: a read-only tmpfs holding only ``/usr`` (and
+  ``/bin``, ``/lib`` ... where they are not links into it), the Python environment, the loader's
+  cache, a small ``/dev``, ``/proc``, and fresh size-capped tmpfs mounts for ``/tmp`` and
+  ``/dev/shm``. Nothing else of the host is there: not the repository (hidden tests,
+  solutions), not the submissions, not the grader's output, not ``/root`` or ``/home``. The
+  reference package is replaced by a decoy that reports its import;
+* as an **unprivileged user** (``nobody``, where the grader is root) with every capability
+  dropped and ``no_new_privs``; the runner then installs a seccomp filter (no new namespaces,
+  mounts, ptrace, keyrings, BPF, io_uring, ...);
+* **resource limits**: a cgroup per sandbox (``_cgroups.py``: memory including shared memory
+  and tmpfs, processes and threads, one CPU's worth of time) where cgroups can be written, and
+  always rlimits (address space ``--memory``, file size, open files, no core dumps).
 
-Requests and replies are length-prefixed JSON. Replies are decoded strictly into plain Python
-numbers, strings, lists, tuples, dicts and numeric numpy arrays: the student's objects never
-reach the grader.
+Without namespaces (``isolate=False`` or no ``unshare``) the runner starts as a plain
+``python -I`` with the rlimits and an import hook that refuses the reference package (a
+student can remove that hook: see the README's "Limits").
+
+Requests and replies are length-prefixed JSON over two pipes; every read and write has a
+deadline (non-blocking I/O with ``select``), every request carries an id that its reply must
+echo, and a reply is capped in size, nesting and number of elements. Replies are decoded
+strictly into plain Python numbers, strings, lists, tuples, dicts and numeric numpy arrays, and
+every string is made valid UTF-8 and length-capped (:func:`clean_text`): the student's objects
+never reach the grader.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import itertools
 import json
+import math
 import os
+import re
 import resource
 import select
 import shlex
@@ -38,9 +53,25 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _cgroups
+
 RUNNER = Path(__file__).with_name("_sandbox_runner.py")
 PACKAGE_DIR = Path(__file__).resolve().parent
-MAX_MESSAGE = 64 * 2**20
+
+#: Largest reply (bytes of JSON): answers are a few arrays; 4 MiB holds 500 000 float64s.
+MAX_MESSAGE = 4 * 2**20
+#: Largest number of lists, dicts and strings in one reply, and its deepest nesting.
+MAX_ELEMENTS = 100_000
+MAX_DEPTH = 25
+#: Events (such as a reported import of the reference) accepted while one request runs.
+MAX_EVENTS = 64
+#: Per-sandbox caps besides --memory: processes and threads, open files, bytes per file.
+PIDS_MAX = 128
+NOFILE_MAX = 256
+FSIZE_MAX = 64 * 2**20
+#: The unprivileged user that runs student code where the grader is root.
+NOBODY = 65534
+
 _ALLOWED_DTYPES = {"|b1", "<i1", "<i2", "<i4", "<i8", "|i1", "|u1", "<u1", "<u2", "<u4", "<u8",
                    "<f2", "<f4", "<f8"}
 
@@ -61,7 +92,7 @@ class SandboxError(Exception):
 
     def __init__(self, kind, message):
         super().__init__(message)
-        self.kind = kind  # "timeout", "died", "memory", "protocol"
+        self.kind = kind  # "timeout", "died", "memory", "protocol", "budget"
 
 
 class RemoteError(Exception):
@@ -72,6 +103,28 @@ class RemoteError(Exception):
         self.exc_type = exc_type
         self.mro = tuple(mro)
         self.message = message
+
+
+# ---------------------------------------------------------------- text from the student
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_text(value, limit=1000):
+    """``value`` as valid UTF-8 text of at most ``limit`` characters, without control codes.
+
+    Every string that comes from a student (messages, warnings, output, folder names) passes
+    through here where it enters the grader: lone surrogates and undecodable bytes become
+    backslash escapes, control characters other than tab and newline become ``\\xNN``.
+    """
+    if isinstance(value, bytes):
+        text = value[: 4 * limit + 4].decode("utf-8", "backslashreplace")
+    else:
+        text = value if isinstance(value, str) else str(value)
+    cut = len(text) > limit
+    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text + " [...]" if cut else text
 
 
 # ---------------------------------------------------------------- plain-data codec
@@ -106,112 +159,191 @@ def encode(value, depth=0):
     raise TypeError(f"cannot send a {type(value).__name__} to the sandbox")
 
 
-def decode(obj, depth=0):
-    """Strictly decode a reply into plain data; anything unexpected is a protocol error."""
-    if depth > 25:
+class _Budget:
+    """Counts the containers and strings of one reply while it is decoded."""
+
+    def __init__(self, limit=MAX_ELEMENTS):
+        self.left = limit
+
+    def take(self):
+        self.left -= 1
+        if self.left < 0:
+            raise ValueError(f"reply has more than {MAX_ELEMENTS} elements")
+
+
+def decode(obj, depth=0, budget=None):
+    """Strictly decode a reply into plain data; anything unexpected is a protocol error.
+
+    Strings are cleaned (:func:`clean_text`); arrays must be numeric or short unicode strings;
+    at most :data:`MAX_ELEMENTS` lists, dicts and strings and :data:`MAX_DEPTH` levels.
+    """
+    budget = budget or _Budget()
+    if depth > MAX_DEPTH:
         raise ValueError("reply nested too deeply")
-    if obj is None or isinstance(obj, (bool, int, float, str)):
+    if obj is None or isinstance(obj, (bool, int, float)):
         return obj
+    budget.take()
+    if isinstance(obj, str):
+        return clean_text(obj, 10_000)
     if isinstance(obj, list):
-        return [decode(v, depth + 1) for v in obj]
+        return [decode(v, depth + 1, budget) for v in obj]
     if isinstance(obj, dict):
         keys = set(obj)
         if keys == {"$t"} and isinstance(obj["$t"], list):
-            return tuple(decode(v, depth + 1) for v in obj["$t"])
+            return tuple(decode(v, depth + 1, budget) for v in obj["$t"])
         if keys == {"$f"} and obj["$f"] in ("nan", "inf", "-inf"):
             return float(obj["$f"])
         if keys == {"$d"} and isinstance(obj["$d"], dict):
-            return {str(k): decode(v, depth + 1) for k, v in obj["$d"].items()}
+            return {clean_text(k, 200): decode(v, depth + 1, budget) for k, v in obj["$d"].items()}
         if keys == {"$a", "dtype", "shape"}:
-            dtype = obj["dtype"]
-            if not isinstance(dtype, str):
-                raise ValueError("bad array dtype")
-            dt = np.dtype(dtype)
-            if dtype not in _ALLOWED_DTYPES and not (dt.kind == "U" and dt.itemsize <= 4096):
-                raise ValueError(f"array dtype {dtype!r} is not allowed")
-            shape = obj["shape"]
-            if not (isinstance(shape, list) and len(shape) <= 8
-                    and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-                raise ValueError("bad array shape")
-            data = base64.b64decode(obj["$a"], validate=True)
-            count = int(np.prod(shape, dtype=np.int64))
-            if count * dt.itemsize != len(data):
-                raise ValueError("array data does not match its shape")
-            return np.frombuffer(data, dtype=dt).reshape(shape).copy()
+            return _decode_array(obj)
     raise ValueError(f"unexpected value in reply: {type(obj).__name__}")
 
 
+def _decode_array(obj):
+    dtype = obj["dtype"]
+    if not isinstance(dtype, str) or not isinstance(obj["$a"], str):
+        raise ValueError("bad array dtype")
+    dt = np.dtype(dtype)
+    if dtype not in _ALLOWED_DTYPES and not (dt.kind == "U" and dt.itemsize <= 4096):
+        raise ValueError(f"array dtype {dtype!r} is not allowed")
+    shape = obj["shape"]
+    if not (isinstance(shape, list) and len(shape) <= 8
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise ValueError("bad array shape")
+    data = base64.b64decode(obj["$a"], validate=True)
+    if math.prod(shape) * dt.itemsize != len(data):
+        raise ValueError("array data does not match its shape")
+    arr = np.frombuffer(data, dtype=dt).reshape(shape).copy()
+    if dt.kind == "U":  # lone surrogates and control characters, as in every string
+        cleaned = [clean_text(str(v), 4096) for v in arr.ravel()]
+        arr = np.array(cleaned, dtype=f"<U{max(1, max(map(len, cleaned), default=1))}")
+        arr = arr.reshape(shape)
+    return arr
+
+
+def parse_reply(data):
+    """Bytes of one message → dict, or ValueError (malformed, too nested, too many elements)."""
+    if data.count(b"[") + data.count(b"{") > MAX_ELEMENTS:
+        raise ValueError(f"reply has more than {MAX_ELEMENTS} lists and dicts")
+    try:
+        obj = json.loads(data)
+    except RecursionError:
+        raise ValueError("reply nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise ValueError("reply is not an object")
+    return obj
+
+
 # ---------------------------------------------------------------- launching
+
+def _probe(flags):
+    script = "mount -n -t tmpfs none /tmp && test -x \"$(command -v pivot_root)\""
+    try:
+        return subprocess.run(["unshare", *flags, "sh", "-c", script], capture_output=True,
+                              timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
 
 @functools.lru_cache(maxsize=1)
 def namespace_flags():
     """The ``unshare`` flags that work on this machine, or None (fallback mode)."""
     if sys.platform != "linux" or shutil.which("unshare") is None:
         return None
-    base = ["--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    base = ["--mount", "--pid", "--fork", "--kill-child", "--ipc", "--uts"]
     if os.geteuid() != 0:
         base = ["--user", "--map-root-user"] + base
     for flags in (base + ["--net"], base):
-        try:
-            ok = subprocess.run(["unshare", *flags, "sh", "-c", "mount -n -t tmpfs none /tmp"],
-                                capture_output=True, timeout=20).returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            ok = False
-        if ok:
+        if _probe(flags):
             return tuple(flags)
     return None
 
 
-def _setup_script(python, runner_code, hidden, fds, mode):
+def _environment_paths(hidden):
+    """Host folders the runner needs, read-only in the sandbox: the system and Python."""
+    paths = {Path("/usr")}
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.isdir(top) and not os.path.islink(top):
+            paths.add(Path(top))
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+              Path(os.path.realpath(sys.executable)).parent.parent):
+        paths.add(Path(p))
+    for entry in sys.path:
+        if entry and ("site-packages" in entry or "dist-packages" in entry) and os.path.isdir(entry):
+            paths.add(Path(entry))
+    # The interpreter and its libraries are needed even inside a hidden folder (a .venv in the
+    # repository); anything else inside one stays out.
+    env = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix)}
+    keep = set()
+    for p in paths:
+        p = p.resolve()
+        if any(_is_within(p, h) for h in hidden) and not any(_is_within(p, e) for e in env):
+            continue
+        keep.add(p)
+    # Drop folders inside another kept folder (their content is already there).
+    return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
+
+
+def _setup_script(root, python, runner_code, fds, binds, uid):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
-    Order matters: remount everything read-only; park the Python environment on a private
-    mount; cover ``/tmp`` and the hidden folders with empty file systems; bring the
-    environment back (read-only) if a cover buried it; put the decoy package in place of the
-    reference; drop every capability and start the runner in an empty ``/tmp/work``.
+    Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
+    mount point only inside this mount namespace), switches to it with ``pivot_root``, and
+    starts the runner as ``uid`` without capabilities.
     """
     q = shlex.quote
-    venv = Path(sys.prefix).resolve()
-    covered = [Path("/tmp"), *hidden]
-    keep = any(_is_within(venv, c) for c in covered)
+    r = q(str(root))
+    pkg = str(PACKAGE_DIR)
     lines = [
         "set -e",
-        "for m in $(awk '{print $5}' /proc/self/mountinfo | sort -r); do "
-        "mount -n -o remount,bind,ro \"$m\" 2>/dev/null || true; done",
+        "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+        "mount --make-rprivate /",
+        f"mount -n -t tmpfs -o size=16m,mode=755 mlcourse-root {r}",
+        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old",
+        # /tmp first: the environment may live under /tmp (CI clones there) and is bound on top.
+        f"mount -n -t tmpfs -o size=512m,mode=1777,nosuid,nodev mlcourse-tmp {r}/tmp",
+        f"mkdir -m 700 {r}/tmp/work",
     ]
-    if keep:
-        lines += [
-            "STAGE=; for d in /run /mnt /media /srv /opt; do "
-            "if [ -d \"$d\" ]; then STAGE=$d; break; fi; done; [ -n \"$STAGE\" ]",
-            "mount -n -t tmpfs -o size=1m,mode=700 tmpfs \"$STAGE\"",
-            "mkdir \"$STAGE/venv\"",
-            f"mount -n --bind {q(str(venv))} \"$STAGE/venv\"",
-        ]
-    lines += ["mount -n -t tmpfs -o size=512m,mode=1777 tmpfs /tmp", "mkdir -p /tmp/work"]
-    for h in hidden:
-        lines.append(f"if [ -d {q(str(h))} ]; then mount -n -t tmpfs -o size=4m,mode=755 tmpfs "
-                     f"{q(str(h))}; fi")
-    if keep:
-        lines += [f"mkdir -p {q(str(venv))}",
-                  f"mount -n --move \"$STAGE/venv\" {q(str(venv))}",
-                  f"mount -n -o remount,bind,ro {q(str(venv))}",
-                  "umount -n \"$STAGE\""]
-    pkg = q(str(PACKAGE_DIR))
+    if uid is not None:
+        lines.append(f"chown {uid}:{uid} {r}/tmp/work")
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            lines.append(f"ln -s {q(os.readlink(top))} {r}{top}")
+    for src in binds:
+        s = q(str(src))
+        lines += [f"mkdir -p {r}{s}", f"mount -n --bind {s} {r}{s}",
+                  f"mount -n -o remount,bind,ro,nosuid,nodev {r}{s}"]
+    for f in ("/etc/ld.so.cache", "/etc/localtime"):
+        if os.path.isfile(f):
+            lines += [f"touch {r}{f}", f"mount -n --bind {f} {r}{f}",
+                      f"mount -n -o remount,bind,ro {r}{f}"]
     lines += [
-        f"mountpoint -q {pkg} || mount -n -t tmpfs -o size=1m,mode=755 tmpfs {pkg} 2>/dev/null "
-        f"|| mkdir -p {pkg}",
-        f"cat > {pkg}/__init__.py <<'MLCOURSE_DECOY'\n{DECOY}MLCOURSE_DECOY",
-        f"mount -n -o remount,ro {pkg} 2>/dev/null || true",
-    ]
-    for h in hidden:  # (/tmp stays writable: it is the student's scratch space)
-        lines.append(f"if mountpoint -q {q(str(h))}; then mount -n -o remount,ro {q(str(h))}; fi")
-    lines += [
+        f"echo 'root:x:0:0::/:/bin/sh' > {r}/etc/passwd",
+        f"echo 'nobody:x:{NOBODY}:{NOBODY}:nobody:/tmp/work:/bin/sh' >> {r}/etc/passwd",
+        f"printf 'root:x:0:\\nnogroup:x:{NOBODY}:\\n' > {r}/etc/group",
+        f"mount -n -t proc -o nosuid,nodev,noexec proc {r}/proc",
+        f"mount -n -t tmpfs -o size=1m,mode=755,nosuid dev {r}/dev",
+        f"for d in null zero full random urandom; do touch {r}/dev/$d; "
+        f"mount -n --bind /dev/$d {r}/dev/$d; done",
+        f"mkdir {r}/dev/shm && mount -n -t tmpfs -o size=64m,mode=1777,nosuid,nodev shm {r}/dev/shm",
+        # The reference package: a decoy where the import system would find it.
+        f"mkdir -p {r}{q(pkg)}",
+        f"mount -n -t tmpfs -o size=1m,mode=755 mlcourse-decoy {r}{q(pkg)}",
+        f"cat > {r}{q(pkg)}/__init__.py <<'MLCOURSE_DECOY'\n{DECOY}MLCOURSE_DECOY",
+        f"mount -n -o remount,ro {r}{q(pkg)}",
+        f"mount -n -o remount,ro,nosuid,nodev {r}",
+        f"cd {r}",
+        "pivot_root . .old",
+        "umount -n -l /.old",
         "cd /tmp/work",
-        # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
-        # ordinary one (signals it sends itself are delivered) and dies with the namespace.
-        "setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all "
-        f"{q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}",
     ]
+    change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
+    # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
+    # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
+    lines.append(
+        f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
+        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} namespace")
     return "\n".join(lines)
 
 
@@ -223,31 +355,63 @@ def _is_within(path, parent):
         return False
 
 
-def _limits(memory_mb):
+def _rlimits(memory_mb, nproc=None):
+    """``[(resource, soft_and_hard)]`` applied to the sandbox's processes."""
+    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FSIZE_MAX),
+              (resource.RLIMIT_NOFILE, NOFILE_MAX)]
+    if memory_mb:
+        limits.append((resource.RLIMIT_AS, int(memory_mb) * 2**20))
+    if nproc:
+        limits.append((resource.RLIMIT_NPROC, nproc))
+    return limits
+
+
+_PRLIMIT_NAMES = {resource.RLIMIT_CORE: "core", resource.RLIMIT_FSIZE: "fsize",
+                  resource.RLIMIT_NOFILE: "nofile", resource.RLIMIT_AS: "as",
+                  resource.RLIMIT_NPROC: "nproc"}
+
+
+def _apply_rlimits(limits):
     def apply():
-        if memory_mb:
-            limit = int(memory_mb) * 2**20
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20, 256 * 2**20))
+        for res, value in limits:
+            resource.setrlimit(res, (value, value))
     return apply
 
 
-class Sandbox:
-    """One student's notebook process. Use :meth:`exec_cell` and :meth:`call`."""
+_sandbox_ids = itertools.count()
 
-    def __init__(self, hidden=(), memory_mb=4096, startup_timeout=60, isolate=True):
+
+class Sandbox:
+    """One student's notebook process. Use :meth:`exec_cell` and :meth:`call`.
+
+    ``hidden`` lists host folders that must not be visible (the course repository, the
+    submissions, the output): in namespace mode nothing of the host is visible but the system
+    and the Python environment, and those are never taken from inside a hidden folder (except
+    the environment itself, e.g. a ``.venv`` in the repository).
+    """
+
+    def __init__(self, hidden=(), memory_mb=4096, startup_timeout=60, isolate=True,
+                 cgroups=True):
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
         self.isolate = isolate
+        self.use_cgroups = cgroups
         self.proc = None
         self.events = []
         self._log = tempfile.TemporaryFile()
         self.mode = None
+        self.cgroup = None
+        self.info = {}
+        self._root = None
+        self._scratch = None
+        self._w = self._r = None
+        self._oom = 0
+        self._ids = itertools.count(1)
 
     # -- lifecycle
-    def start(self):
+    def start(self, deadline=None):
+        """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         runner_code = RUNNER.read_text()
@@ -256,35 +420,58 @@ class Sandbox:
                "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
                "IPYTHONDIR": "/tmp/work/.ipython"}
         flags = namespace_flags() if self.isolate else None
-        scratch = None
+        self.cgroup = _cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None
+        joins = self.cgroup.procs_files() if self.cgroup else []
+        # Without a pids cgroup, cap processes per user (shared by the sandboxes of one run).
+        limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)
+        preexec = None
         if flags is not None:
             self.mode = "namespace"
-            script = _setup_script(sys.executable, runner_code, self.hidden,
-                                   (to_child_r, from_child_w), "namespace")
-            cmd = ["unshare", *flags, "sh", "-c", script]
+            self._root = tempfile.mkdtemp(prefix="mlcourse-root-")
+            uid = NOBODY if os.geteuid() == 0 else None
+            script = _setup_script(self._root, sys.executable, runner_code,
+                                   (to_child_r, from_child_w),
+                                   _environment_paths(self.hidden), uid)
+            inner = ["unshare", *flags, "sh", "-c", script]
             cwd = "/"
         else:
             self.mode = "fallback"
-            scratch = tempfile.mkdtemp(prefix="mlcourse-sandbox-")
-            env.update(HOME=scratch, MPLCONFIGDIR=scratch, IPYTHONDIR=scratch)
-            cmd = [sys.executable, "-I", "-c", runner_code, str(to_child_r), str(from_child_w),
-                   "fallback"]
-            cwd = scratch
-        self._scratch = scratch
+            self._scratch = tempfile.mkdtemp(prefix="mlcourse-sandbox-")
+            env.update(HOME=self._scratch, MPLCONFIGDIR=self._scratch, IPYTHONDIR=self._scratch)
+            inner = [sys.executable, "-I", "-c", runner_code, str(to_child_r), str(from_child_w),
+                     "fallback"]
+            cwd = self._scratch
+        prlimit = shutil.which("prlimit")
+        if prlimit:
+            # Limits and the cgroup are set by small programs before exec, not by a Python
+            # preexec_fn (unsafe in a process that grades with threads).
+            inner = [prlimit, *(f"--{_PRLIMIT_NAMES[res]}={v}" for res, v in limits), "--",
+                     *inner]
+        else:
+            preexec = _apply_rlimits(limits)
+        if joins:  # join the cgroup, then become the sandbox: `sh -c SCRIPT sh FILE...`
+            cmd = ["sh", "-c", 'for f in "$@"; do echo $$ > "$f" || exit 111; done; exec '
+                   + shlex.join(inner), "sh", *joins]
+        else:
+            cmd = inner
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, cwd=cwd, env=env,
-            pass_fds=(to_child_r, from_child_w), start_new_session=True,
-            preexec_fn=_limits(self.memory_mb),
+            pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
         )
         os.close(to_child_r)
         os.close(from_child_w)
-        self._w = to_child_w
-        self._r = from_child_r
+        self._w, self._r = to_child_w, from_child_r
+        os.set_blocking(self._w, False)
+        os.set_blocking(self._r, False)
         self._rbuf = b""
-        reply = self._receive(time.monotonic() + self.startup_timeout)
+        limit = time.monotonic() + self.startup_timeout
+        reply = self._receive(min(limit, deadline) if deadline else limit)
         if reply.get("event") != "ready":
             self.kill()
             raise SandboxError("protocol", "the notebook process did not start")
+        self.info = {"seccomp": reply.get("seccomp") is True, "uid": reply.get("uid"),
+                     "cgroup": self.cgroup.version if self.cgroup else None,
+                     "cgroup_controllers": self.cgroup.controllers if self.cgroup else []}
         return self
 
     def kill(self):
@@ -293,6 +480,9 @@ class Sandbox:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        if self.cgroup is not None:
+            self.cgroup.kill()  # processes that left the session, if any
+        if self.proc is not None:
             self.proc.wait()
         for fd in ("_w", "_r"):
             if getattr(self, fd, None) is not None:
@@ -301,38 +491,61 @@ class Sandbox:
                 except OSError:
                     pass
                 setattr(self, fd, None)
-        if getattr(self, "_scratch", None):
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        if self.cgroup is not None:
+            self._oom = self.cgroup.memory_events()
+            self.cgroup.remove()
+            self.cgroup = None
+        for attr in ("_scratch", "_root"):
+            folder = getattr(self, attr, None)
+            if folder:
+                if attr == "_root":
+                    try:
+                        os.rmdir(folder)  # an empty mount point, never mounted on the host
+                    except OSError:
+                        pass
+                else:
+                    shutil.rmtree(folder, ignore_errors=True)
+                setattr(self, attr, None)
 
     close = kill
 
     def output(self, limit=20000):
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
         self._log.seek(0)
-        text = self._log.read(limit + 1).decode("utf-8", "replace")
-        return text if len(text) <= limit else text[:limit] + "\n[... output cut ...]"
+        return clean_text(self._log.read(4 * limit + 4), limit).replace("\\x0d", "")
 
     # -- protocol
-    def _send(self, obj):
+    def _send(self, obj, deadline):
         data = json.dumps(obj).encode()
-        try:
-            os.write(self._w, struct.pack(">I", len(data)))
-            view = memoryview(data)
-            while view:
-                n = os.write(self._w, view)
-                view = view[n:]
-        except (BrokenPipeError, OSError):
-            raise self._death() from None
+        view = memoryview(struct.pack(">I", len(data)) + data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise SandboxError("timeout", "timed out (it stopped reading its input)")
+            try:
+                _, writable, _ = select.select([], [self._w], [], min(left, 1.0))
+                if writable:
+                    view = view[os.write(self._w, view):]
+            except BlockingIOError:
+                continue
+            except OSError:
+                raise self._death() from None
+            if self.proc.poll() is not None:
+                raise self._death()
 
     def _death(self):
         try:
             code = self.proc.wait(timeout=5) if self.proc else None
         except subprocess.TimeoutExpired:
             code = None
+        oom_before = self.cgroup.memory_events() if self.cgroup else 0
         self.kill()
         if code is not None and self.mode == "namespace" and code > 128:
             code = -(code - 128)  # the shell reports a signal as 128 + its number
+        if max(oom_before, self._oom) > 0:
+            return SandboxError("memory", f"was stopped for exceeding the memory limit of "
+                                          f"{self.memory_mb} MB")
         if code is not None and code < 0:
             try:
                 sig = signal.Signals(-code).name
@@ -349,7 +562,10 @@ class Sandbox:
                 raise SandboxError("timeout", "timed out")
             ready, _, _ = select.select([self._r], [], [], min(left, 1.0))
             if ready:
-                chunk = os.read(self._r, 1 << 20)
+                try:
+                    chunk = os.read(self._r, 1 << 20)
+                except BlockingIOError:
+                    continue
                 if not chunk:
                     raise self._death()
                 return chunk
@@ -360,56 +576,66 @@ class Sandbox:
         (n,) = struct.unpack(">I", self._rbuf[:4])
         if n > MAX_MESSAGE:
             self.kill()
-            raise SandboxError("protocol", "the notebook's process sent an oversized reply")
+            raise SandboxError("protocol", "the notebook's process sent an oversized reply "
+                                           f"({n} bytes; at most {MAX_MESSAGE})")
         while len(self._rbuf) < 4 + n:
             self._rbuf += self._read_some(deadline)
         data, self._rbuf = self._rbuf[4:4 + n], self._rbuf[4 + n:]
         try:
-            obj = json.loads(data)
-        except ValueError:
+            return parse_reply(data)
+        except ValueError as exc:
             self.kill()
-            raise SandboxError("protocol", "the notebook's process sent malformed data") from None
-        if not isinstance(obj, dict):
-            self.kill()
-            raise SandboxError("protocol", "the notebook's process sent malformed data")
-        return obj
+            raise SandboxError("protocol", f"the notebook's process sent malformed data "
+                                           f"({clean_text(exc, 200)})") from None
 
-    def _request(self, obj, timeout):
-        deadline = time.monotonic() + timeout
-        self._send(obj)
+    def _request(self, obj, timeout, deadline=None):
+        """Send one request and wait for the reply that carries its id."""
+        limit = time.monotonic() + timeout
+        deadline = min(limit, deadline) if deadline else limit
+        request = next(self._ids)
+        self._send({**obj, "id": request}, deadline)
+        events = 0
         while True:
             reply = self._receive(deadline)
             if "event" in reply:
-                self.events.append(str(reply["event"])[:50])
+                events += 1
+                if events > MAX_EVENTS:
+                    self.kill()
+                    raise SandboxError("protocol", "the notebook's process sent too many events")
+                self.events.append(clean_text(reply["event"], 50))
                 continue
+            if reply.get("id") != request:
+                self.kill()
+                raise SandboxError("protocol", "the notebook's process answered out of turn")
             return reply
 
     @staticmethod
     def _warnings(reply):
         w = reply.get("warnings", [])
-        return [str(x)[:300] for x in w[:20]] if isinstance(w, list) else []
+        return [clean_text(x, 300) for x in w[:20]] if isinstance(w, list) else []
 
     @staticmethod
     def _remote_error(reply):
         mro = reply.get("exc_mro", [])
         if not isinstance(mro, list):
             mro = []
-        return RemoteError(str(reply.get("exc_type", "Exception"))[:100],
-                           [str(m)[:100] for m in mro[:30]], str(reply.get("message", ""))[:1000])
+        return RemoteError(clean_text(reply.get("exc_type", "Exception"), 100),
+                           [clean_text(m, 100) for m in mro[:30]],
+                           clean_text(reply.get("message", ""), 1000))
 
-    def exec_cell(self, source, timeout):
+    def exec_cell(self, source, timeout, deadline=None):
         """Run one cell. Returns ``(error or None, warnings)``; raises SandboxError."""
-        reply = self._request({"op": "exec", "source": source}, timeout)
+        reply = self._request({"op": "exec", "source": source}, timeout, deadline)
         return (None if reply.get("ok") is True else self._remote_error(reply)), self._warnings(reply)
 
-    def call(self, name, args, kwargs, timeout):
+    def call(self, name, args, kwargs, timeout, deadline=None):
         """Call the notebook's function ``name``; returns ``(value, warnings)``.
 
         Raises :class:`RemoteError` when the student's function raised, and
         :class:`SandboxError` when the process timed out, died or sent garbage.
         """
         reply = self._request({"op": "call", "name": name, "args": encode(list(args)),
-                               "kwargs": encode(dict(kwargs))}, timeout)
+                               "kwargs": encode(dict(kwargs))}, timeout, deadline)
         warnings_ = self._warnings(reply)
         if reply.get("ok") is not True:
             err = self._remote_error(reply)
@@ -418,4 +644,5 @@ class Sandbox:
         try:
             return decode(reply.get("value")), warnings_
         except (ValueError, TypeError, KeyError) as exc:
-            raise SandboxError("protocol", f"the function's return value could not be read ({exc})") from None
+            raise SandboxError("protocol", "the function's return value could not be read "
+                                           f"({clean_text(exc, 200)})") from None

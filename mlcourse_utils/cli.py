@@ -35,12 +35,15 @@ def _cmd_release(args):
 def _cmd_grade(args):
     from .grading import grade_class
 
-    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0:
-        print("mlcourse grade: --jobs, --timeout and --memory must be positive", file=sys.stderr)
+    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
+            (args.student_timeout is not None and args.student_timeout <= 0):
+        print("mlcourse grade: --jobs, --timeout, --student-timeout and --memory must be positive",
+              file=sys.stderr)
         return 2
     try:
         assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
-                                          timeout=args.timeout, memory_mb=args.memory)
+                                          timeout=args.timeout, memory_mb=args.memory,
+                                          student_timeout=args.student_timeout)
     except (FileNotFoundError, ValueError) as exc:
         print(f"mlcourse grade: {exc}", file=sys.stderr)
         return 1
@@ -69,6 +72,7 @@ def _cmd_check(args):
 
 
 def make_parser():
+    from .grading import DEFAULT_BUDGET_FACTOR
     parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build the course website")
@@ -97,8 +101,12 @@ def make_parser():
     p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per cell and per test (default 60)")
+    p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
+                   help="total time for one student: start-up, cells, tests and re-runs after "
+                        f"crashes (default {DEFAULT_BUDGET_FACTOR} x --timeout)")
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
-                   help="memory limit of each student's process (default 4096)")
+                   help="memory limit of each student's sandbox, shared memory included "
+                        "(default 4096)")
     p.set_defaults(func=_cmd_grade)
 
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")

@@ -25,12 +25,16 @@ import concurrent.futures
 import contextlib
 import csv
 import dataclasses
+import errno
+import functools
 import hashlib
 import hmac
 import html
 import json
+import os
 import re
 import shutil
+import stat
 import sys
 import threading
 import time
@@ -40,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _gradebook
-from ._sandbox import RemoteError, Sandbox, SandboxError
+from ._sandbox import RemoteError, Sandbox, SandboxError, clean_text
 
 __all__ = [
     "Case",
@@ -104,7 +108,7 @@ def _compare(actual, expected, what, rtol, atol, exact):
         if np.shape(act) != exp.shape or not np.array_equal(np.asarray(act), exp):
             raise AssertionError(f"{what}: expected {_describe(expected)}, got {_describe(actual)}")
         return
-    if isinstance(actual, (str, bytes, dict)) or actual is None:
+    if isinstance(actual, (str, bytes, dict)) or actual is None or _has_text(actual):
         raise AssertionError(f"{what}: expected {_describe(expected)}, got {_describe(actual)}")
     try:
         act = np.asarray(actual, dtype=np.float64)
@@ -130,6 +134,18 @@ def _compare(actual, expected, what, rtol, atol, exact):
             f"{what}: entry {idx if len(idx) > 1 else idx[0]} should be {exp[idx]:.10g}, "
             f"got {act[idx]:.10g}"
         )
+
+
+def _has_text(value, depth=0):
+    """Whether a value holds strings where numbers are expected (never converted to numbers)."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "USO" and (value.dtype.kind != "O" or any(
+            _has_text(v, depth + 1) for v in value.ravel()[:1000]))
+    if isinstance(value, (list, tuple)) and depth < 30:
+        return any(_has_text(v, depth + 1) for v in value)
+    return False
 
 
 def _numeric_sequence(seq):
@@ -446,13 +462,22 @@ class _Fatal(Exception):
 
 
 class _Session:
-    """A student's sandbox with restart-on-failure and per-test-cell deadlines."""
+    """A student's sandbox with restart-on-failure, per-request deadlines and a total budget.
 
-    def __init__(self, cells, hidden, memory_mb, timeout, max_restarts=4):
+    Every request gets the earlier of two deadlines: ``timeout`` from now (per cell, per test
+    cell) and the end of the student's budget (``student_timeout`` from the session's start),
+    which covers starting the process, running the cells, running the tests and re-running
+    cells after restarts. Once the budget is spent, every request fails at once with kind
+    ``"budget"``.
+    """
+
+    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4):
         self.cells = cells  # list of (index, source, task or None)
         self.hidden = hidden
         self.memory_mb = memory_mb
         self.timeout = timeout
+        self.student_timeout = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
+        self.budget_end = time.monotonic() + self.student_timeout
         self.max_restarts = max_restarts
         self.restarts = -1
         self.skip = set()
@@ -476,37 +501,66 @@ class _Session:
                     self.delegation_cells.add(cell)
         self.sandbox.events.clear()
 
+    def _check_budget(self):
+        if time.monotonic() >= self.budget_end:
+            raise SandboxError("budget", "used up its total grading time")
+
+    def _budget_kind(self, exc):
+        """A timeout that ends at the budget's end is the budget's, not the cell's."""
+        if exc.kind == "timeout" and time.monotonic() >= self.budget_end - 0.05:
+            return SandboxError("budget", "used up its total grading time")
+        return exc
+
     def ensure(self):
-        if self.sandbox is not None:
-            return
-        self.restarts += 1
-        if self.restarts > self.max_restarts:
-            raise SandboxError("died", "the notebook's process failed too many times")
-        self.sandbox = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
-                               startup_timeout=max(self.timeout, 30)).start()
-        for index, source, task in self.cells:
-            if index in self.skip:
-                continue
+        """Make sure a sandbox runs with every cell executed: start it, or restart and replay.
+
+        A cell that kills, stalls or breaks the process is skipped from then on (with its
+        reason), and the process restarts; at most ``max_restarts`` restarts, all within the
+        student's budget.
+        """
+        while self.sandbox is None:
+            self._check_budget()
+            self.restarts += 1
+            if self.restarts > self.max_restarts:
+                raise SandboxError("died", "the notebook's process failed too many times")
+            box = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
+                          startup_timeout=max(self.timeout, 30))
             try:
-                error, warns = self.sandbox.exec_cell(source, self.timeout)
+                self.sandbox = box.start(deadline=self.budget_end)
             except SandboxError as exc:
-                self.skip.add(index)
-                self.cell_errors[index] = _sandbox_reason(exc, self)
-                self._collect_output()
-                self.sandbox = None
-                return self.ensure()
-            self._drain_events(task=task, cell=index)
-            if index not in self.executed:  # report each cell once, whatever the restarts
-                self.executed.add(index)
-                if error is not None:
-                    self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
-                self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
+                self.outputs.append(box.output())
+                box.kill()
+                raise self._budget_kind(exc) from None
+            for index, source, task in self.cells:
+                if index in self.skip:
+                    continue
+                try:
+                    error, warns = self.sandbox.exec_cell(source, self.timeout, self.budget_end)
+                except SandboxError as exc:
+                    exc = self._budget_kind(exc)
+                    self._collect_output()
+                    self.sandbox = None
+                    if exc.kind == "budget":
+                        raise exc from None
+                    self.skip.add(index)
+                    self.cell_errors[index] = _sandbox_reason(exc, self)
+                    break
+                self._drain_events(task=task, cell=index)
+                if index not in self.executed:  # report each cell once, whatever the restarts
+                    self.executed.add(index)
+                    if error is not None:
+                        self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
+                    self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
 
     def call(self, name, args, kwargs):
-        self.ensure()
-        left = self.deadline - time.monotonic()
+        try:
+            self.ensure()
+        except SandboxError as exc:
+            raise _Fatal(exc) from None
+        deadline = min(self.deadline, self.budget_end)
+        left = deadline - time.monotonic()
         if left <= 0:
-            raise _Fatal(SandboxError("timeout", "timed out"))
+            raise _Fatal(self._budget_kind(SandboxError("timeout", "timed out")))
         try:
             value, warns = self.sandbox.call(name, args, kwargs, left)
         except RemoteError as exc:
@@ -516,7 +570,7 @@ class _Session:
         except SandboxError as exc:
             self._collect_output()
             self.sandbox = None
-            raise _Fatal(exc) from None
+            raise _Fatal(self._budget_kind(exc)) from None
         self._drain_events(task=self.current_task)
         self.warnings.extend(warns)
         return value
@@ -531,14 +585,23 @@ class _Session:
         self.sandbox = None
 
 
+#: The default total budget of a student (``--student-timeout``) is this many ``--timeout``s.
+DEFAULT_BUDGET_FACTOR = 10
+
+
 def _sandbox_reason(exc, session):
     if exc.kind == "timeout":
         return f"timed out after {session.timeout:g} s (the time limit per cell and per test)"
+    if exc.kind == "budget":
+        return (f"the notebook used up its total grading time of {session.student_timeout:g} s "
+                "(cells, tests and re-runs after crashes); the remaining tests were not run")
+    if exc.kind == "memory":
+        return f"the notebook's process {exc}"
     if exc.kind == "died":
         hint = (f"; it may have exceeded the memory limit of {session.memory_mb} MB"
                 if "signal" in str(exc) else "")
         return f"the notebook's process died: it {exc}{hint}"
-    return f"grading was stopped: {exc} (tampering detected)"
+    return f"grading of this task stopped: {exc}"
 
 
 class _StudentFunction:
@@ -594,15 +657,62 @@ def _static_checks(cells):
     return delegated, notes
 
 
+#: Largest notebook file accepted from a student.
+MAX_NOTEBOOK_BYTES = 16 * 2**20
+
+
+@dataclasses.dataclass
+class Refused:
+    """A submission that is not graded, with the reason (a link, not a regular file, ...)."""
+
+    reason: str
+
+
+def read_submitted_file(path, limit=MAX_NOTEBOOK_BYTES):
+    """The bytes of a submitted file, read as data: no links, no devices or pipes, capped size.
+
+    Raises ValueError with a reason in words.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError("the notebook is a symbolic link, which is not accepted") from None
+        raise ValueError(f"the notebook could not be opened ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("the notebook is not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"the notebook is larger than {limit // 2**20} MB")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"the notebook is larger than {limit // 2**20} MB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
-                   hidden=()):
-    """Grade one submitted notebook file. Never modifies it; never raises for a bad submission."""
+                   hidden=(), student_timeout=None):
+    """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
+
+    ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
+    ``student_timeout`` is the student's total budget in seconds (default
+    ``DEFAULT_BUDGET_FACTOR * timeout``).
+    """
     start = time.monotonic()
     result = GradeResult(student, assignment.name)
 
     def zero_all(reason):
-        for t in assignment.tests:
-            result.tests.append(TestResult(t.grade_id, t.task, t.points, 0.0, t.description))
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
         for task in assignment.tasks:
             result.reasons.setdefault(task, reason)
         result.seconds = time.monotonic() - start
@@ -610,10 +720,13 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
 
     if path is None:
         return zero_all("no notebook was submitted")
+    if isinstance(path, Refused):
+        return zero_all(path.reason)
     try:
-        cells_in = read_notebook_cells(Path(path).read_bytes())
+        cells_in = read_notebook_cells(read_submitted_file(path))
     except Exception as exc:  # noqa: BLE001 (any unreadable file is a zero with a reason)
-        return zero_all(f"the notebook could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+        detail = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        return zero_all(f"the notebook could not be read ({clean_text(detail, 200)})")
 
     test_ids = {t.grade_id for t in assignment.tests}
     cells = []
@@ -634,8 +747,9 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
 
     delegated, notes = _static_checks(cells)
     result.notes.extend(notes)
-    session = _Session(cells, hidden, memory_mb, timeout)
+    session = _Session(cells, hidden, memory_mb, timeout, student_timeout)
     failed_fatally = {}
+    spent = None  # the reason, once the student's total budget is used up
     try:
         try:
             session.ensure()
@@ -646,6 +760,10 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
             result.tests.append(tr)
             if test.task in delegated or test.task in session.delegated:
                 result.reasons[test.task] = DELEGATION
+                continue
+            if spent:
+                tr.message = spent
+                result.reasons.setdefault(test.task, spent)
                 continue
             if test.task in failed_fatally:
                 tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
@@ -663,23 +781,18 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
                     exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
                 tr.earned = test.points
             except _Fatal as exc:
-                try:
-                    reason = _sandbox_reason(exc.error, session)
-                except Exception:  # noqa: BLE001
-                    reason = str(exc)
-                tr.message = reason
-                failed_fatally[test.task] = reason
-                result.reasons[test.task] = reason
-            except AssertionError as exc:
-                tr.message = str(exc) or f"a check failed: {test.description}"
-            except RemoteError as exc:
-                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
-            except SandboxError as exc:
-                tr.message = _sandbox_reason(exc, session)
+                tr.message = _sandbox_reason(exc.error, session)
                 failed_fatally[test.task] = tr.message
                 result.reasons[test.task] = tr.message
+                if exc.error.kind == "budget":
+                    spent = tr.message
+            except AssertionError as exc:
+                tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
+            except RemoteError as exc:
+                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
             except Exception as exc:  # noqa: BLE001
-                tr.message = f"the result could not be checked ({type(exc).__name__}: {exc})"
+                tr.message = ("the result could not be checked "
+                              f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
             tr.warnings = sorted(set(session.warnings))[:10]
             if test.task in session.delegated:
                 result.reasons[test.task] = DELEGATION
@@ -703,22 +816,69 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
 # ====================================================================== grading a class
 
 
+def _student_id(name):
+    """A folder name as a student id: valid UTF-8, printable, at most 100 characters."""
+    raw = os.fsencode(name)
+    text = clean_text(raw, 100)
+    if text != name or len(raw) > 100:  # an escaped or cut name: keep it unique and traceable
+        text = f"{clean_text(raw, 80)}~{hashlib.sha256(raw).hexdigest()[:8]}"
+    return text
+
+
 def find_submissions(name, submissions, notebook):
-    """``{student_id: notebook path or None}`` for both accepted layouts."""
+    """``{student_id: notebook path, None (nothing submitted) or Refused}`` for both layouts.
+
+    Submissions are data: a student folder, an assignment folder or a notebook that is a
+    symbolic link is refused (it could point at the solutions or at another student's work),
+    and so is anything that is not a regular file.
+    """
     found = {}
-    for folder in sorted(p for p in Path(submissions).iterdir() if p.is_dir()):
-        candidates = [folder / notebook, folder / name / notebook]
-        path = next((c for c in candidates if c.is_file()), None)
+    entries = sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name))
+    for entry in entries:
+        if entry.is_symlink():
+            if os.path.isdir(entry.path):
+                found[_student_id(entry.name)] = Refused(
+                    "the submission folder is a symbolic link, which is not accepted")
+            continue
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        folder = Path(entry.path)
+        student = _student_id(entry.name)
+        nested = folder / name
+        if nested.is_symlink():
+            found[student] = Refused(f"the folder {name}/ is a symbolic link, which is not accepted")
+            continue
+        candidates = [folder / notebook, nested / notebook]
+        path = next((c for c in candidates if c.is_symlink() or c.exists()), None)
         if path is None:
-            others = sorted(folder.glob("*.ipynb")) or sorted((folder / name).glob("*.ipynb"))
+            others = sorted(folder.glob("*.ipynb")) or (
+                sorted(nested.glob("*.ipynb")) if nested.is_dir() else [])
             path = others[0] if len(others) == 1 else None
-        found[folder.name] = path
+        if path is not None and path.is_symlink():
+            path = Refused("the notebook is a symbolic link, which is not accepted")
+        while student in found:  # two folder names that clean to the same id
+            student += "~"
+        found[student] = path
     return found
 
 
+def _safe_write(label, student, write, failures):
+    """Run one student's ``write()``; a failure is that student's, with a reason, never the batch's."""
+    try:
+        write()
+    except Exception as exc:  # noqa: BLE001
+        failures.append(f"{student}: {label} could not be written ({type(exc).__name__}: "
+                        f"{clean_text(str(exc), 300)})")
+
+
 def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096, root=None,
-                progress=True):
-    """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html."""
+                progress=True, student_timeout=None):
+    """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
+
+    One student can only cost itself: its grading has deadlines and a total budget
+    (``student_timeout``), its sandbox its own limits, and writing its feedback or its
+    gradebook copy can fail only for it (the failure is reported; the CSVs are always written).
+    """
     from tqdm import tqdm
 
     root = Path(root) if root else find_course_root()
@@ -731,11 +891,12 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
     students = find_submissions(name, submissions, assignment.notebook)
     hidden = sorted({root.resolve(), submissions, out})
     gradebook = _gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
-    results = {}
+    results, failures = {}, []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
             pool.submit(grade_notebook, assignment, path, student, timeout=timeout,
-                        memory_mb=memory_mb, hidden=hidden): student
+                        memory_mb=memory_mb, hidden=hidden,
+                        student_timeout=student_timeout): student
             for student, path in students.items()
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
@@ -749,40 +910,105 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
                 for t in assignment.tests:
                     res.tests.append(TestResult(t.grade_id, t.task, t.points, 0.0, t.description))
                 for task in assignment.tasks:
-                    res.reasons[task] = f"internal grader error: {type(exc).__name__}: {exc}"
+                    res.reasons[task] = (f"internal grader error: {type(exc).__name__}: "
+                                         f"{clean_text(str(exc), 300)}")
                 results[student] = res
-            write_feedback(results[student], assignment, out / "feedback" / f"{student}.html")
+            _safe_write("the feedback page", student, functools.partial(
+                write_feedback, results[student], assignment,
+                out / "feedback" / f"{student}.html"), failures)
             bar.update(1)
         bar.close()
     write_csvs(results, assignment, out)
     # nbgrader's gradebook and a copy of each notebook under autograded/: formgrader and
-    # `nbgrader export` work on `out` as a course folder (manual grading, final grades).
+    # `nbgrader export` work on `out` as a course folder (manual grading, final grades). The
+    # copy holds the student's cells without outputs, attachments or unsafe HTML.
     for student, path in students.items():
-        if path is not None:
+        if path is not None and not isinstance(path, Refused):
             target = out / "autograded" / student / name / assignment.notebook
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            _safe_write("the gradebook copy", student,
+                        functools.partial(_write_sanitized_copy, path, target), failures)
     error = _gradebook.finish(
         gradebook, {s: {t.grade_id: t.earned for t in r.tests} for s, r in results.items()},
         [gid for gid, _ in assignment.manual])
+    for line in failures:
+        print(f"warning: {line}", file=sys.stderr)
     if error:  # the CSVs and the feedback are written: say so, but do not fail the batch
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
     return assignment, results
 
 
+_NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
+
+
+def sanitized_notebook(data):
+    """A submitted notebook (bytes) as a safe copy for formgrader: cells and their sources only.
+
+    Outputs, attachments and execution counts are dropped, notebook and cell metadata are
+    reduced to nbgrader's plain fields, text is made valid UTF-8, and HTML in Markdown and raw
+    cells is sanitised with nbconvert's ``SanitizeHTML`` (bleach): no student script or markup
+    reaches a teaching assistant's browser.
+    """
+    import nbformat
+    from nbconvert.preprocessors.sanitize import SanitizeHTML
+
+    cells = []
+    for i, cell in enumerate(read_notebook_cells(data)):
+        kind = cell.get("cell_type")
+        if kind not in ("code", "markdown", "raw"):
+            continue
+        source = _source(cell).encode("utf-8", "backslashreplace").decode("utf-8")
+        source = source.replace("\x00", "")
+        meta = {k: v for k, v in _nbgrader_meta(cell).items()
+                if k in _NBGRADER_KEYS and isinstance(v, (bool, int, float, str))
+                and not (isinstance(v, str) and len(v) > 200)}
+        if kind == "code":
+            new = nbformat.v4.new_code_cell(source)
+        elif kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(source)
+        else:
+            new = nbformat.v4.new_raw_cell(source)
+        new.id = f"cell-{i}"
+        if meta:
+            new.metadata["nbgrader"] = meta
+        cells.append(new)
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+    nb, _ = SanitizeHTML(strip=True).preprocess(nb, {})
+    return nb
+
+
+def _write_sanitized_copy(path, target):
+    import nbformat
+
+    nb = sanitized_notebook(read_submitted_file(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "w", encoding="utf-8") as fh:
+        nbformat.write(nb, fh)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_text(value):
+    """A text cell a spreadsheet shows as text: a leading =, +, -, @ or tab is quoted with '."""
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def write_csvs(results, assignment, out):
-    with open(out / "grades.csv", "w", newline="") as fh:
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["student_id", "assignment", "score", "max_score"])
         for student in sorted(results):
-            w.writerow([student, assignment.name, _fmt(results[student].score),
+            w.writerow([_csv_text(student), assignment.name, _fmt(results[student].score),
                         _fmt(assignment.max_score)])
-    with open(out / "task_scores.csv", "w", newline="") as fh:
+    with open(out / "task_scores.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["student_id", "assignment", "task", "score", "max_score"])
         for student in sorted(results):
             for task in assignment.tasks:
-                w.writerow([student, assignment.name, task,
+                w.writerow([_csv_text(student), assignment.name, task,
                             _fmt(results[student].task_score(task)),
                             _fmt(assignment.task_max(task))])
 

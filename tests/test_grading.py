@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
 
 from mlcourse_utils import grading
-from mlcourse_utils._sandbox import RemoteError, Sandbox, SandboxError, decode, encode, namespace_flags
+from mlcourse_utils._sandbox import (
+    MAX_ELEMENTS,
+    RemoteError,
+    Sandbox,
+    SandboxError,
+    clean_text,
+    decode,
+    encode,
+    namespace_flags,
+    parse_reply,
+)
 from mlcourse_utils.grading import Case, check_against_reference, check_close, check_equal, check_raises
 
 # ---------------------------------------------------------------- check helpers
@@ -248,3 +259,196 @@ def test_fallback_sandbox_blocks_the_reference_without_namespaces():
 ])
 def test_uses_reference_reads_code_not_comments(source, uses):
     assert grading.uses_reference(source) is uses
+
+
+# ---------------------------------------------------------------- hostile text and data
+
+
+@pytest.mark.parametrize("raw", ["\ud800", "ok \udcff end", b"caf\xe9", b"\xff\xfe\x00\x1b[31m"])
+def test_clean_text_always_gives_valid_utf8(raw):
+    text = clean_text(raw)
+    text.encode("utf-8")  # would raise UnicodeEncodeError for a lone surrogate
+    assert "\x00" not in text and "\x1b" not in text
+    assert "\\" in text  # what could not be kept is shown as an escape, not dropped silently
+
+
+def test_clean_text_caps_the_length_and_keeps_lines():
+    assert clean_text("a\tb\nc") == "a\tb\nc"
+    long = clean_text("x" * 5000, limit=100)
+    assert long.startswith("x" * 100) and long.endswith("[...]") and len(long) < 120
+
+
+def test_parse_reply_refuses_swelling_and_deep_replies():
+    with pytest.raises(ValueError, match="lists and dicts"):
+        parse_reply(b'{"value": [' + b"[]," * MAX_ELEMENTS + b"[]]}")
+    with pytest.raises(ValueError):
+        parse_reply(b"[" * 50_000 + b"]" * 50_000)
+    with pytest.raises(ValueError, match="not an object"):
+        parse_reply(b"[1, 2]")
+    assert parse_reply(b'{"ok": true}') == {"ok": True}
+
+
+def test_decode_cleans_strings_and_counts_elements():
+    assert decode("bad \ud800").encode("utf-8")
+    arr = decode(encode(np.array(["a", "b\x01c"])))
+    assert list(arr) == ["a", "b\\x01c"]
+    with pytest.raises(ValueError, match="elements"):
+        decode([[] for _ in range(MAX_ELEMENTS + 1)])
+    overflow = {"$a": "", "dtype": "<f8", "shape": [2**32, 2**32]}  # wraps to 0 in int64
+    with pytest.raises(ValueError, match="shape"):
+        decode(overflow)
+
+
+def test_check_close_rejects_text_where_numbers_are_expected():
+    for text in ("0.5", ["0.5"], np.array(["0.5"]), (np.float64(0.5), "1.0")):
+        with pytest.raises(AssertionError):
+            check_close(text, (0.5, 1.0) if isinstance(text, tuple) else [0.5], "f")
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("=1+2", "'=1+2"), ("+cmd", "'+cmd"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tx", "'\tx"), ("alice", "alice"), ("o=k", "o=k"),
+])
+def test_csv_text_neutralises_formulas(value, expected):
+    assert grading._csv_text(value) == expected
+
+
+def test_student_ids_are_clean_and_unique():
+    assert grading._student_id("alice") == "alice"
+    latin = grading._student_id(os.fsdecode(b"caf\xe9"))
+    latin.encode("utf-8")
+    assert latin.startswith("caf\\xe9~")
+    long = grading._student_id("x" * 200)
+    assert len(long) < 100 and long != grading._student_id("x" * 199)
+
+
+def test_read_submitted_file_takes_only_regular_files(tmp_path):
+    real = tmp_path / "real.ipynb"
+    real.write_bytes(b"{}")
+    assert grading.read_submitted_file(real) == b"{}"
+    link = tmp_path / "link.ipynb"
+    link.symlink_to(real)
+    with pytest.raises(ValueError, match="symbolic link"):
+        grading.read_submitted_file(link)
+    fifo = tmp_path / "fifo.ipynb"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        grading.read_submitted_file(fifo)  # and it does not wait for a writer
+    with pytest.raises(ValueError, match="larger than"):
+        grading.read_submitted_file(real, limit=1)
+
+
+def test_find_submissions_refuses_links(tmp_path):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "mle.ipynb").write_text("{}")
+    (tmp_path / "bob").symlink_to(tmp_path / "alice")
+    (tmp_path / "carol").mkdir()
+    (tmp_path / "carol" / "mle.ipynb").symlink_to(tmp_path / "alice" / "mle.ipynb")
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "mle").symlink_to(tmp_path / "alice")
+    (tmp_path / "erin").mkdir()
+    found = grading.find_submissions("mle", tmp_path, "mle.ipynb")
+    assert found["alice"] == tmp_path / "alice" / "mle.ipynb"
+    for student in ("bob", "carol", "dave"):
+        assert isinstance(found[student], grading.Refused), student
+        assert "symbolic link" in found[student].reason
+    assert found["erin"] is None
+
+
+def test_sanitized_notebook_drops_outputs_attachments_and_script():
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"evil": "<script>"}, "cells": [
+        {"cell_type": "code", "source": "x = 1", "metadata": {
+            "nbgrader": {"grade_id": "f", "solution": True, "points": 2, "extra": {"a": 1}}},
+         "outputs": [{"output_type": "display_data", "data": {"text/html": "<script>x</script>"},
+                      "metadata": {}}], "execution_count": 3},
+        {"cell_type": "markdown", "source": "ok <script>alert(1)</script><img src=x onerror=y>"
+                                            " \ud800", "metadata": {},
+         "attachments": {"a.png": {"image/png": "AAAA"}}},
+    ]}
+    clean = grading.sanitized_notebook(json.dumps(nb).encode())
+    text = json.dumps(clean)
+    assert "<script" not in text and "onerror" not in text and "attachments" not in text
+    assert clean.cells[0].outputs == [] and clean.cells[0].execution_count is None
+    assert clean.cells[0].metadata["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
+    assert clean.cells[1].source.startswith("ok ")
+    text.encode("utf-8")
+
+
+# ---------------------------------------------------------------- hostile processes
+
+
+@needs_namespaces
+def test_sandbox_runs_as_nobody_without_new_namespaces_or_mounts(sandbox):
+    result = _run(sandbox, "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                  "def probe():\n"
+                  "    return [os.getuid(), libc.unshare(0x10000000), libc.unshare(0x00020000),\n"
+                  "            libc.mount(b'x', b'/tmp', b'tmpfs', 0, None), sorted(os.listdir('/etc'))]")
+    uid, user_ns, mount_ns, mount, etc = result
+    if os.geteuid() == 0:
+        assert uid == 65534
+    assert (user_ns, mount_ns, mount) == (-1, -1, -1)
+    assert "shadow" not in etc and "passwd" in etc
+    assert sandbox.info["seccomp"] is True
+
+
+@needs_namespaces
+def test_sandbox_sysv_segments_die_with_it():
+    key = 0x4D4C4332
+    box = Sandbox(memory_mb=2048).start()
+    try:
+        error, _ = box.exec_cell("import ctypes\nlibc = ctypes.CDLL(None)\n"
+                                 f"assert libc.shmget({key}, 4096, 0o1666) >= 0", 30)
+        assert error is None, error
+        host = [line.split()[0] for line in open("/proc/sysvipc/shm").read().splitlines()[1:]]
+        assert str(key) not in host  # not even while the sandbox runs: its own IPC namespace
+    finally:
+        box.kill()
+
+
+#: A cell that makes the runner's loop stop reading requests (it finds the loop's globals).
+STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its requests
+                "for obj in gc.get_objects():\n"
+                "    if isinstance(obj, dict) and 'receive' in obj and 'READ_FD' in obj:\n"
+                "        obj['receive'] = lambda: time.sleep(3600)")
+
+
+def test_sandbox_write_has_a_deadline():
+    """A notebook that stops reading its input cannot block the grader's writes."""
+    box = Sandbox(memory_mb=2048).start()
+    try:
+        error, _ = box.exec_cell(STOP_READING, 30)
+        assert error is None
+        with pytest.raises(SandboxError) as info:
+            box.exec_cell("#" * 1_000_000, 2.0)  # far more than a pipe buffer
+        assert info.value.kind == "timeout"
+    finally:
+        box.kill()
+
+
+def test_sandbox_replies_must_match_their_request():
+    box = Sandbox(memory_mb=2048).start()
+    try:
+        box.exec_cell("import json, os, struct, sys\n"
+                      "def probe():\n"
+                      "    data = json.dumps({'ok': True, 'value': 1, 'id': 999}).encode()\n"
+                      "    os.write(int(sys.argv[2]), struct.pack('>I', len(data)) + data)\n"
+                      "    return 2", 30)
+        with pytest.raises(SandboxError, match="out of turn"):
+            box.call("probe", (), {}, 30)
+    finally:
+        box.kill()
+
+
+def test_sandbox_events_are_capped():
+    box = Sandbox(memory_mb=2048).start()
+    try:
+        box.exec_cell("import json, os, struct, sys\n"
+                      "def probe():\n"
+                      "    data = json.dumps({'event': 'delegation'}).encode()\n"
+                      "    for _ in range(1000):\n"
+                      "        os.write(int(sys.argv[2]), struct.pack('>I', len(data)) + data)\n"
+                      "    return 2", 30)
+        with pytest.raises(SandboxError, match="too many events"):
+            box.call("probe", (), {}, 30)
+    finally:
+        box.kill()
