@@ -40,7 +40,7 @@ TIMEOUT = 6           # --timeout: per cell and per test cell
 STUDENT_TIMEOUT = 20  # --student-timeout: one student's whole budget
 JOBS = 2
 MEMORY = 1024         # --memory, MB
-MARKER = f"mlcourse-hostile-{uuid.uuid4().hex[:8]}"  # in the command line of started processes
+MARKER = f"mlhog{uuid.uuid4().hex[:8]}"  # the name (comm) of processes a notebook starts
 SHM_KEY = 0x4D4C4331
 SECRET = f"TOPSECRET-{uuid.uuid4().hex}"
 
@@ -62,6 +62,18 @@ def _probe_answer(prelude):
             "    if broke_out:\n        return -1.0\n" + BERNOULLI)
 
 
+def _raw_reply(value):
+    """A `bernoulli_mle` that writes its own reply, ``{"ok": true, "value": VALUE}``, straight
+    to the grader's pipe (nested empty lists: cheap to send, costly to decode)."""
+    return ("import os, struct, sys, time\n"
+            "def bernoulli_mle(x):\n"
+            f"    data = b'{{\"ok\": true, \"id\": 0, \"value\": ' + {value} + b'}}'\n"
+            "    data = memoryview(struct.pack('>I', len(data)) + data)\n"
+            "    while data:\n"
+            "        data = data[os.write(int(sys.argv[2]), data):]\n"
+            "    time.sleep(60)\n")
+
+
 LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 
 STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its requests
@@ -69,10 +81,18 @@ STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its reque
                 "    if isinstance(obj, dict) and 'receive' in obj and 'READ_FD' in obj:\n"
                 "        obj['receive'] = lambda: time.sleep(3600)")
 
-HOG = (  # 48 busy processes of at most 60 s each, started from a top-level cell
-    "import subprocess, sys\n"
-    "code = 'import time\\nend = time.time() + 60\\nwhile time.time() < end:\\n    pass'\n"
-    f"hogs = [subprocess.Popen([sys.executable, '-c', code, {MARKER!r}]) for _ in range(48)]\n")
+HOG = (  # 100 busy processes of at most 60 s each, forked by one child so the cell returns
+    "import ctypes, os, time\n"
+    "if os.fork() == 0:\n"
+    "    for _ in range(99):\n"
+    "        if os.fork() == 0:\n"
+    "            break\n"
+    "    os.setsid()\n"  # a session each: the scheduler's autogroups would share by session
+    f"    ctypes.CDLL(None).prctl(15, {MARKER.encode()!r}, 0, 0, 0)\n"
+    "    end = time.time() + 60\n"
+    "    while time.time() < end:\n"
+    "        pass\n"
+    "    os._exit(0)\n")
 
 SHM_WRITER = (LIBC + "import ctypes\n"
               f"shmid = libc.shmget({SHM_KEY}, 1 << 20, 0o1666)\n"
@@ -80,8 +100,8 @@ SHM_WRITER = (LIBC + "import ctypes\n"
 
 
 def _variants(solution):
-    """{student: (expected task scores or None for 'any', feedback fragment, how to build)}."""
-    full = {t: None for t in solution}  # filled with the task maxima by the batch
+    """{student: (changed task scores, feedback fragment, how to build the notebook)}."""
+    tasks = list(solution)
     return {
         # ---- text at the boundary
         "text_surrogates": ({"bernoulli_mle": 0, "gaussian_mle": 0}, "cell", dict(
@@ -93,27 +113,31 @@ def _variants(solution):
                           "print('\\ud800')",
                           "raise ValueError('\\ud800')"])),
         # ---- deadlines
-        "stalls_its_input": (dict.fromkeys(full, 0), "timed out", dict(
+        "stalls_its_input": (dict.fromkeys(tasks, 0), "timed out", dict(
             answers=solution,
             append_cells=[STOP_READING,
                           "# padding\n" + "#" * 300_000])),
-        "budget_cells": (dict.fromkeys(full, 0), "total grading time", dict(
+        "budget_cells": (dict.fromkeys(tasks, 0), "total grading time", dict(
             answers=solution, append_cells=["import time\ntime.sleep(5)"] * 5)),
-        "budget_restarts": (dict.fromkeys(full, 0), "total grading time", dict(
+        "budget_restarts": (dict.fromkeys(tasks, 0), "total grading time", dict(
             answers={t: f"import os\ndef {t}(*args, **kwargs):\n    os._exit(1)\n"
                      for t in solution},
             append_cells=["import time\ntime.sleep(4)"] * 2)),
         # ---- resources
-        "cpu_hog": (None, "", dict(answers=solution, append_cells=[HOG])),
+        # (graded beside honest_0..5, which come next in the class's order: "h_" < "ho")
+        "h_cpu_hog": (dict.fromkeys(tasks, 0), "timed out", dict(
+            answers={t: f"def {t}(*args, **kwargs):\n    while True:\n        pass\n"
+                     for t in solution},
+            append_cells=[HOG])),
         "shm_writer": ({}, "", dict(answers=solution, append_cells=[SHM_WRITER])),
         "shm_reader": ({}, "", dict(answers={**solution, "bernoulli_mle": _probe_answer(
             LIBC + f"broke_out = libc.shmget({SHM_KEY}, 0, 0) >= 0")})),
         "memfd_hog": ({"bernoulli_mle": 0}, "memory" if MEMORY_LIMITED else "", dict(
             answers={**solution, "bernoulli_mle": (
-                "import os\ndef bernoulli_mle(x):\n    fds = []\n"
+                "import os\ndef bernoulli_mle(x):\n    fds, block = [], b'x' * (60 << 20)\n"
                 f"    for _ in range({2 * MEMORY // 60}):\n"
                 "        fd = os.memfd_create('x')\n"
-                "        os.write(fd, b'x' * (60 << 20))\n        fds.append(fd)\n"
+                "        os.write(fd, block)\n        fds.append(fd)\n"
                 "    return -1.0\n")})),
         # ---- least privilege
         "privilege": ({}, "", dict(answers={**solution, "bernoulli_mle": _probe_answer(
@@ -129,11 +153,9 @@ def _variants(solution):
             + "    pass\n")})),
         # ---- the grader's own limits
         "swell_oversized": ({"bernoulli_mle": 0}, "reply", dict(answers={
-            **solution, "bernoulli_mle": "def bernoulli_mle(x):\n"
-                                         "    return [[] for _ in range(1_500_000)]\n"})),
+            **solution, "bernoulli_mle": _raw_reply("b'[' + b'[],' * 20_000_000 + b'[]]'")})),
         "swell_elements": ({"bernoulli_mle": 0}, "reply", dict(answers={
-            **solution, "bernoulli_mle": "def bernoulli_mle(x):\n"
-                                         "    return [[] for _ in range(900_000)]\n"})),
+            **solution, "bernoulli_mle": _raw_reply("b'[' + b'[],' * 900_000 + b'[]]'")})),
         # ---- submissions as data
         "script_outputs": ({}, "", dict(answers=solution)),
     }
@@ -160,7 +182,7 @@ def _processes_with(marker):
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                if marker.encode() in Path(f"/proc/{pid}/comm").read_bytes():
                     found.append(int(pid))
             except OSError:
                 pass
@@ -237,8 +259,9 @@ class HostileBatch:
         for k in range(6):
             add(f"honest_{k}", full, answers=solution)
         for student, (changes, fragment, build) in _variants(solution).items():
-            expected = None if changes is None else {**full, **changes}
-            add(student, expected, fragment, **build)
+            if student == "h_cpu_hog" and not CPU_LIMITED:
+                continue  # without a CPU cgroup nothing stops it (README, Limits)
+            add(student, {**full, **changes}, fragment, **build)
         zero = dict.fromkeys(self.tasks, 0.0)
         # Folder names: undecodable bytes, and spreadsheet formulas.
         latin = os.fsencode(self.subs) + b"/caf\xe9"
@@ -326,13 +349,13 @@ def test_hostile_student_keeps_what_its_honest_parts_earn(batch, student):
 
 
 def test_cpu_hog_does_not_starve_its_neighbours(batch):
-    """48 busy processes in one sandbox: the honest students above keep full marks (one CPU)."""
+    """100 busy processes, each in its own session, beside honest_0..5: they keep full marks."""
     if not CPU_LIMITED:
         pytest.skip("no writable cpu cgroup here: a CPU share cannot be enforced (README, Limits)")
-    assert "cpu_hog" in batch.task_scores
-    for student in HONEST:
-        student_id = "'" + student if student[0] in "=+-@" else student
-        assert batch.grades[student_id][0] == sum(batch.task_max.values())
+    got = {t: s for t, (s, _) in batch.task_scores["h_cpu_hog"].items()}
+    assert got == batch.expected["h_cpu_hog"]
+    for k in range(6):
+        assert batch.grades[f"honest_{k}"][0] == sum(batch.task_max.values())
 
 
 def test_undecodable_folder_name_gets_a_clean_row(batch):
