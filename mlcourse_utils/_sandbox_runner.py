@@ -1,13 +1,14 @@
 """The program that runs a student's notebook inside the grading sandbox.
 
 The grader starts it as ``python -I -c <this file's text> READ_FD WRITE_FD MODE`` inside fresh
-mount/PID/network namespaces (see ``_sandbox.py``). It must not import ``mlcourse_utils``: it
-only uses the standard library, numpy and IPython. It executes the cells it is sent and calls
-answer functions on the inputs it is sent, and answers with plain data.
+namespaces and a minimal root, as an unprivileged user (see ``_sandbox.py``). Its first act is
+to install a seccomp filter; then it executes the cells it is sent and calls answer functions on
+the inputs it is sent, and answers with plain data, each reply carrying its request's id. It
+must not import ``mlcourse_utils``: it only uses the standard library, numpy and IPython.
 
 Nothing here is trusted: the student's code runs in this process and may change anything in it,
-including this loop. The grader therefore treats every byte that comes back as untrusted data
-and decides every verdict in its own process.
+including this loop. The grader therefore treats every byte that comes back as untrusted data,
+with deadlines and size limits, and decides every verdict in its own process.
 """
 
 import ctypes

@@ -325,7 +325,14 @@ class Assignment:
 
 
 def _nbgrader_meta(cell):
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+    """A cell's nbgrader metadata as a dict whose ``grade_id`` is a string or absent."""
+    meta = cell.get("metadata", {})
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        return {}
+    if "grade_id" in meta and not isinstance(meta["grade_id"], str):
+        meta = {k: v for k, v in meta.items() if k != "grade_id"}
+    return meta
 
 
 def is_test_cell(cell):
@@ -356,8 +363,11 @@ def _docstring(source):
 
 
 def _source(cell):
+    """A cell's source as one string (nbformat allows a list of lines; anything else is '')."""
     source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return source if isinstance(source, str) else ""
 
 
 def read_notebook_cells(data):

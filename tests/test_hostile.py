@@ -158,6 +158,7 @@ def _variants(solution):
             **solution, "bernoulli_mle": _raw_reply("b'[' + b'[],' * 900_000 + b'[]]'")})),
         # ---- submissions as data
         "script_outputs": ({}, "", dict(answers=solution)),
+        "odd_metadata": ({}, "", dict(answers=solution)),
     }
 
 
@@ -174,6 +175,18 @@ def _with_outputs(nb):
                         "attachments": {"x.png": {"image/png": "AAAA"}},
                         "source": "Derivation <script>alert(1)</script>"
                                   "<img src=x onerror=alert(2)> $a < b$"})
+    return nb
+
+
+def _odd_metadata(nb):
+    """Metadata and sources of the wrong types, where nbgrader expects strings and dicts."""
+    nb["cells"].insert(1, {"cell_type": "code", "metadata": {"nbgrader": [1, 2]},
+                           "source": [1, None, "x = 1\n"], "outputs": []})
+    nb["cells"].insert(1, {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": {"a": 1},
+                                                                          "grade": True}},
+                           "source": {"not": "text"}, "outputs": []})
+    nb["cells"].insert(1, "not a cell")
+    nb["metadata"] = ["not", "a", "dict"]
     return nb
 
 
@@ -248,6 +261,8 @@ class HostileBatch:
             nb = sup.make_submission(NAME, **build)
             if student == "script_outputs":
                 nb = _with_outputs(nb)
+            if student == "odd_metadata":
+                nb = _odd_metadata(nb)
             text = json.dumps(nb).replace("SECRET_PATH", repr(str(self.secret_path)))
             folder = self.subs / student
             folder.mkdir(parents=True)
@@ -335,8 +350,8 @@ def test_honest_students_keep_exact_full_marks(batch, student):
 
 HOSTILE = ["text_surrogates", "stalls_its_input", "budget_cells", "budget_restarts",
            "shm_writer", "shm_reader", "memfd_hog", "privilege", "swell_oversized",
-           "swell_elements", "script_outputs", "link_notebook", "link_folder", "link_nested",
-           "fifo", "oversized"]
+           "swell_elements", "script_outputs", "odd_metadata", "link_notebook", "link_folder",
+           "link_nested", "fifo", "oversized"]
 
 
 @pytest.mark.parametrize("student", HOSTILE)
