@@ -22,7 +22,7 @@ def _cmd_build(args):
 
 
 def _cmd_release(args):
-    from ._assignments import release
+    from .grading.release import release
 
     try:
         release(args.names or None)
@@ -33,7 +33,7 @@ def _cmd_release(args):
 
 
 def _cmd_grade(args):
-    from .grading import grade_class
+    from .grading.batch import grade_class
 
     if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
             (args.student_timeout is not None and args.student_timeout <= 0):
@@ -54,7 +54,7 @@ def _cmd_grade(args):
 
 
 def _cmd_check(args):
-    from ._assignments import check_notebook
+    from .grading.selfcheck import check_notebook
 
     try:
         passed, failed, other = check_notebook(args.notebook, timeout=args.timeout)
@@ -72,7 +72,7 @@ def _cmd_check(args):
 
 
 def make_parser():
-    from .grading import DEFAULT_BUDGET_FACTOR
+    from .grading.session import DEFAULT_BUDGET_FACTOR
     parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", help="build the course website")

@@ -14,13 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
+import assignment_support as sup
 import pytest
 
-import assignment_support as sup
-from mlcourse_utils.grading import load_assignment
+from mlcourse_utils.grading.notebook import load_assignment
 
 ASSIGNMENTS = sup.assignments()
 TIMEOUT = "6"
@@ -323,7 +322,7 @@ def test_feedback_never_shows_hidden_tests(batches, name):
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_source_notebook_passes_its_own_tests(name):
-    from mlcourse_utils._assignments import run_notebook
+    from mlcourse_utils.grading.release import run_notebook
 
     assert run_notebook(sup.ROOT / "solutions" / name / f"{name}.ipynb") == []
 
@@ -331,7 +330,7 @@ def test_source_notebook_passes_its_own_tests(name):
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_exercises_equal_a_fresh_generation(tmp_path, name):
     """exercises/NAME is exactly what nbgrader generates from solutions/NAME today."""
-    from mlcourse_utils._assignments import release
+    from mlcourse_utils.grading.release import release
 
     shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
     shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)

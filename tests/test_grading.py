@@ -8,19 +8,28 @@ import os
 import numpy as np
 import pytest
 
-from mlcourse_utils import grading
-from mlcourse_utils._sandbox import (
+from mlcourse_utils.grading import (
+    Case,
+    check_against_reference,
+    check_close,
+    check_equal,
+    check_raises,
+    gradebook,
+    notebook,
+    report,
+    session,
+    submissions,
+)
+from mlcourse_utils.grading.protocol import (
     MAX_ELEMENTS,
     RemoteError,
-    Sandbox,
     SandboxError,
     clean_text,
     decode,
     encode,
-    namespace_flags,
     parse_reply,
 )
-from mlcourse_utils.grading import Case, check_against_reference, check_close, check_equal, check_raises
+from mlcourse_utils.grading.sandbox import Sandbox, namespace_flags
 
 # ---------------------------------------------------------------- check helpers
 
@@ -130,17 +139,17 @@ def test_decode_rejects_anything_but_plain_data(payload):
 
 def test_read_notebook_cells_rejects_non_notebooks():
     with pytest.raises(ValueError):
-        grading.read_notebook_cells(b"{not json")
+        notebook.read_notebook_cells(b"{not json")
     with pytest.raises(ValueError, match="format version 4"):
-        grading.read_notebook_cells(b'{"cells": [], "nbformat": 3}')
-    cells = grading.read_notebook_cells(b'{"cells": [{"cell_type": "code", "source": ["a", "b"]}],'
+        notebook.read_notebook_cells(b'{"cells": [], "nbformat": 3}')
+    cells = notebook.read_notebook_cells(b'{"cells": [{"cell_type": "code", "source": ["a", "b"]}],'
                                         b' "nbformat": 4}')
-    assert grading._source(cells[0]) == "ab"
+    assert notebook.cell_source(cells[0]) == "ab"
 
 
 def test_strip_hidden_tests_keeps_only_the_visible_part():
     src = "visible()\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\nafter()"
-    assert grading.strip_hidden_tests(src) == "visible()\nafter()"
+    assert notebook.strip_hidden_tests(src) == "visible()\nafter()"
 
 
 # ---------------------------------------------------------------- the sandbox
@@ -154,7 +163,7 @@ def sandbox(tmp_path):
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "hidden_tests.txt").write_text("expected = 42")
-    box = Sandbox(hidden=[grading.find_course_root(), secret], memory_mb=2048).start()
+    box = Sandbox(hidden=[notebook.find_course_root(), secret], memory_mb=2048).start()
     box.secret = secret
     yield box
     box.kill()
@@ -169,7 +178,7 @@ def _run(box, source):
 
 @needs_namespaces
 def test_sandbox_hides_the_course_and_grader_files(sandbox):
-    root = grading.find_course_root()
+    root = notebook.find_course_root()
     listing = _run(sandbox, f"import os\ndef probe():\n    return sorted(os.listdir({str(root)!r}))")
     assert "solutions" not in listing and "exercises" not in listing
     secret = _run(sandbox, "import os\ndef probe():\n"
@@ -258,7 +267,7 @@ def test_fallback_sandbox_blocks_the_reference_without_namespaces():
     ("def f(x):\n    'Same as mlcourse_utils.mle.gaussian_mle.'\n    return 1", False),
 ])
 def test_uses_reference_reads_code_not_comments(source, uses):
-    assert grading.uses_reference(source) is uses
+    assert session.uses_reference(source) is uses
 
 
 # ---------------------------------------------------------------- hostile text and data
@@ -310,32 +319,32 @@ def test_check_close_rejects_text_where_numbers_are_expected():
     ("\tx", "'\tx"), ("alice", "alice"), ("o=k", "o=k"),
 ])
 def test_csv_text_neutralises_formulas(value, expected):
-    assert grading._csv_text(value) == expected
+    assert report.csv_text(value) == expected
 
 
 def test_student_ids_are_clean_and_unique():
-    assert grading._student_id("alice") == "alice"
-    latin = grading._student_id(os.fsdecode(b"caf\xe9"))
+    assert submissions.student_id("alice") == "alice"
+    latin = submissions.student_id(os.fsdecode(b"caf\xe9"))
     latin.encode("utf-8")
     assert latin.startswith("caf\\xe9~")
-    long = grading._student_id("x" * 200)
-    assert len(long) < 100 and long != grading._student_id("x" * 199)
+    long = submissions.student_id("x" * 200)
+    assert len(long) < 100 and long != submissions.student_id("x" * 199)
 
 
 def test_read_submitted_file_takes_only_regular_files(tmp_path):
     real = tmp_path / "real.ipynb"
     real.write_bytes(b"{}")
-    assert grading.read_submitted_file(real) == b"{}"
+    assert submissions.read_submitted_file(real) == b"{}"
     link = tmp_path / "link.ipynb"
     link.symlink_to(real)
     with pytest.raises(ValueError, match="symbolic link"):
-        grading.read_submitted_file(link)
+        submissions.read_submitted_file(link)
     fifo = tmp_path / "fifo.ipynb"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match="not a regular file"):
-        grading.read_submitted_file(fifo)  # and it does not wait for a writer
+        submissions.read_submitted_file(fifo)  # and it does not wait for a writer
     with pytest.raises(ValueError, match="larger than"):
-        grading.read_submitted_file(real, limit=1)
+        submissions.read_submitted_file(real, limit=1)
 
 
 def test_find_submissions_refuses_links(tmp_path):
@@ -347,10 +356,10 @@ def test_find_submissions_refuses_links(tmp_path):
     (tmp_path / "dave").mkdir()
     (tmp_path / "dave" / "mle").symlink_to(tmp_path / "alice")
     (tmp_path / "erin").mkdir()
-    found = grading.find_submissions("mle", tmp_path, "mle.ipynb")
+    found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
     assert found["alice"] == tmp_path / "alice" / "mle.ipynb"
     for student in ("bob", "carol", "dave"):
-        assert isinstance(found[student], grading.Refused), student
+        assert isinstance(found[student], submissions.Refused), student
         assert "symbolic link" in found[student].reason
     assert found["erin"] is None
 
@@ -365,7 +374,7 @@ def test_sanitized_notebook_drops_outputs_attachments_and_script():
                                             " \ud800", "metadata": {},
          "attachments": {"a.png": {"image/png": "AAAA"}}},
     ]}
-    clean = grading.sanitized_notebook(json.dumps(nb).encode())
+    clean = gradebook.sanitized_notebook(json.dumps(nb).encode())
     text = json.dumps(clean)
     assert "<script" not in text and "onerror" not in text and "attachments" not in text
     assert clean.cells[0].outputs == [] and clean.cells[0].execution_count is None

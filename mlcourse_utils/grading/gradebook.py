@@ -1,4 +1,4 @@
-"""The nbgrader gradebook that `mlcourse grade` writes, for manual grading and export.
+"""The nbgrader course folder that `mlcourse grade` writes: gradebook.db and autograded/ copies.
 
 nbgrader's API is slow to start (importing it loads its server extensions, and opening a
 gradebook runs ``alembic``), so the gradebook is prepared by a separate, lower-priority process
@@ -18,6 +18,9 @@ import sys
 import warnings
 from pathlib import Path
 
+from .notebook import cell_source, nbgrader_meta, read_notebook_cells
+from .submissions import read_submitted_file
+
 
 def start(out, source, assignment):
     """Start preparing ``out/gradebook.db`` for the assignment whose source notebook is given."""
@@ -25,7 +28,7 @@ def start(out, source, assignment):
     # nbgrader checks the database schema by running `alembic` from PATH.
     env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
     args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment}
-    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils._gradebook", json.dumps(args)],
+    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils.grading.gradebook", json.dumps(args)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True)
 
@@ -61,9 +64,59 @@ def _alembic_head_in_process(api):
     api.get_alembic_version = get_alembic_version
 
 
+_NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
+
+
+def sanitized_notebook(data):
+    """A submitted notebook (bytes) as a safe copy for formgrader: cells and their sources only.
+
+    Outputs, attachments and execution counts are dropped, notebook and cell metadata are
+    reduced to nbgrader's plain fields, text is made valid UTF-8, and HTML in Markdown and raw
+    cells is sanitised with nbconvert's ``SanitizeHTML`` (bleach): no student script or markup
+    reaches a teaching assistant's browser.
+    """
+    import nbformat
+    from nbconvert.preprocessors.sanitize import SanitizeHTML
+
+    cells = []
+    for i, cell in enumerate(read_notebook_cells(data)):
+        kind = cell.get("cell_type")
+        if kind not in ("code", "markdown", "raw"):
+            continue
+        source = cell_source(cell).encode("utf-8", "backslashreplace").decode("utf-8")
+        source = source.replace("\x00", "")
+        meta = {k: v for k, v in nbgrader_meta(cell).items()
+                if k in _NBGRADER_KEYS and isinstance(v, (bool, int, float, str))
+                and not (isinstance(v, str) and len(v) > 200)}
+        if kind == "code":
+            new = nbformat.v4.new_code_cell(source)
+        elif kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(source)
+        else:
+            new = nbformat.v4.new_raw_cell(source)
+        new.id = f"cell-{i}"
+        if meta:
+            new.metadata["nbgrader"] = meta
+        cells.append(new)
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+    nb, _ = SanitizeHTML(strip=True).preprocess(nb, {})
+    return nb
+
+
+def write_sanitized_copy(path, target):
+    import nbformat
+
+    nb = sanitized_notebook(read_submitted_file(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "w", encoding="utf-8") as fh:
+        nbformat.write(nb, fh)
+
+
 def _main(args):
     os.nice(10)  # background work: the students' sandboxes come first
-    from ._imports import skip_slow_optional_imports
+    from .._imports import skip_slow_optional_imports
 
     skip_slow_optional_imports()
     import nbgrader.api
@@ -71,7 +124,6 @@ def _main(args):
 
     _alembic_head_in_process(nbgrader.api)
 
-    from .grading import _nbgrader_meta, _source, read_notebook_cells
 
     name = args["assignment"]
     nb_name = Path(args["source"]).stem
@@ -81,7 +133,7 @@ def _main(args):
         gb.update_or_create_assignment(name)
         gb.update_or_create_notebook(nb_name, name)
         for cell in read_notebook_cells(Path(args["source"]).read_bytes()):
-            meta = _nbgrader_meta(cell)
+            meta = nbgrader_meta(cell)
             gid = meta.get("grade_id")
             if not gid:
                 continue
@@ -92,7 +144,7 @@ def _main(args):
             if meta.get("solution"):
                 gb.update_or_create_solution_cell(gid, nb_name, name)
             gb.update_or_create_source_cell(gid, nb_name, name, cell_type=cell.get("cell_type"),
-                                            locked=bool(meta.get("locked")), source=_source(cell))
+                                            locked=bool(meta.get("locked")), source=cell_source(cell))
         gb.db.commit()
         data = json.loads(sys.stdin.read())
         for student, grades in sorted(data["scores"].items()):

@@ -1,6 +1,6 @@
-"""Starting and talking to the grading sandbox (the grader's side).
+"""Starting one student's sandboxed process and talking to it (the grader's side).
 
-One sandbox is one process running ``_sandbox_runner.py`` for one student's notebook. Where
+One sandbox is one process running ``runner.py`` for one student's notebook. Where
 Linux namespaces can be made (``unshare``; as root, or as a user through a user namespace):
 
 * new mount, PID, IPC, UTS and network namespaces: no other process is visible, no network,
@@ -14,7 +14,7 @@ Linux namespaces can be made (``unshare``; as root, or as a user through a user 
 * as an **unprivileged user** (``nobody``, where the grader is root) with every capability
   dropped and ``no_new_privs``; the runner then installs a seccomp filter (no new namespaces,
   mounts, ptrace, keyrings, BPF, io_uring, ...);
-* **resource limits**: a cgroup per sandbox (``_cgroups.py``: memory including shared memory
+* **resource limits**: a cgroup per sandbox (``cgroups.py``: memory including shared memory
   and tmpfs, processes and threads, one CPU's worth of time) where cgroups can be written, and
   always rlimits (address space ``--memory``, file size, open files, no core dumps).
 
@@ -22,23 +22,17 @@ Without namespaces (``isolate=False`` or no ``unshare``) the runner starts as a 
 ``python -I`` with the rlimits and an import hook that refuses the reference package (a
 student can remove that hook: see the README's "Limits").
 
-Requests and replies are length-prefixed JSON over two pipes; every read and write has a
+Requests and replies (``protocol.py``) travel over two pipes; every read and write has a
 deadline (non-blocking I/O with ``select``), every request carries an id that its reply must
-echo, and a reply is capped in size, nesting and number of elements. Replies are decoded
-strictly into plain Python numbers, strings, lists, tuples, dicts and numeric numpy arrays, and
-every string is made valid UTF-8 and length-capped (:func:`clean_text`): the student's objects
-never reach the grader.
+echo, and only plain data is decoded: the student's objects never reach the grader.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import itertools
 import json
-import math
 import os
-import re
 import resource
 import select
 import shlex
@@ -51,29 +45,28 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+from . import cgroups
+from .protocol import (
+    MAX_EVENTS,
+    MAX_MESSAGE,
+    RemoteError,
+    SandboxError,
+    clean_text,
+    decode,
+    encode,
+    parse_reply,
+)
 
-from . import _cgroups
+RUNNER = Path(__file__).with_name("runner.py")
+#: The reference package, replaced by a decoy inside the sandbox.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
-RUNNER = Path(__file__).with_name("_sandbox_runner.py")
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-#: Largest reply (bytes of JSON): answers are a few arrays; 4 MiB holds 500 000 float64s.
-MAX_MESSAGE = 4 * 2**20
-#: Largest number of lists, dicts and strings in one reply, and its deepest nesting.
-MAX_ELEMENTS = 100_000
-MAX_DEPTH = 25
-#: Events (such as a reported import of the reference) accepted while one request runs.
-MAX_EVENTS = 64
 #: Per-sandbox caps besides --memory: processes and threads, open files, bytes per file.
 PIDS_MAX = 128
 NOFILE_MAX = 256
 FSIZE_MAX = 64 * 2**20
 #: The unprivileged user that runs student code where the grader is root.
 NOBODY = 65534
-
-_ALLOWED_DTYPES = {"|b1", "<i1", "<i2", "<i4", "<i8", "|i1", "|u1", "<u1", "<u2", "<u4", "<u8",
-                   "<f2", "<f4", "<f8"}
 
 DECOY = '''"""Stand-in for the reference package while a notebook is graded."""
 import os, json, struct, sys
@@ -85,154 +78,6 @@ except Exception:
 raise ImportError("mlcourse_utils is not available while your notebook is graded: "
                   "answers must not use the reference implementation")
 '''
-
-
-class SandboxError(Exception):
-    """The sandbox could not answer: it timed out, died or broke the protocol."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind  # "timeout", "died", "memory", "protocol", "budget"
-
-
-class RemoteError(Exception):
-    """The student's code raised an exception (its type, type hierarchy and message)."""
-
-    def __init__(self, exc_type, mro, message):
-        super().__init__(f"{exc_type}: {message}" if message else exc_type)
-        self.exc_type = exc_type
-        self.mro = tuple(mro)
-        self.message = message
-
-
-# ---------------------------------------------------------------- text from the student
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def clean_text(value, limit=1000):
-    """``value`` as valid UTF-8 text of at most ``limit`` characters, without control codes.
-
-    Every string that comes from a student (messages, warnings, output, folder names) passes
-    through here where it enters the grader: lone surrogates and undecodable bytes become
-    backslash escapes, control characters other than tab and newline become ``\\xNN``.
-    """
-    if isinstance(value, bytes):
-        text = value[: 4 * limit + 4].decode("utf-8", "backslashreplace")
-    else:
-        text = value if isinstance(value, str) else str(value)
-    cut = len(text) > limit
-    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text + " [...]" if cut else text
-
-
-# ---------------------------------------------------------------- plain-data codec
-
-def encode(value, depth=0):
-    """Encode grader-side inputs (numbers, strings, sequences, numeric/str arrays)."""
-    if depth > 20:
-        raise TypeError("value nested too deeply")
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if np.isfinite(v) else {"$f": repr(v)}
-    if isinstance(value, tuple):
-        return {"$t": [encode(v, depth + 1) for v in value]}
-    if isinstance(value, list):
-        return [encode(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        return {"$d": {str(k): encode(v, depth + 1) for k, v in value.items()}}
-    if isinstance(value, np.ndarray):
-        arr = np.asarray(value, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
-        if arr.dtype.kind in "biuf":
-            arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-        elif arr.dtype.kind != "U":
-            raise TypeError(f"cannot send an array of dtype {arr.dtype} to the sandbox")
-        return {"$a": base64.b64encode(arr.tobytes()).decode(), "dtype": arr.dtype.str,
-                "shape": list(arr.shape)}
-    raise TypeError(f"cannot send a {type(value).__name__} to the sandbox")
-
-
-class _Budget:
-    """Counts the containers and strings of one reply while it is decoded."""
-
-    def __init__(self, limit=MAX_ELEMENTS):
-        self.left = limit
-
-    def take(self):
-        self.left -= 1
-        if self.left < 0:
-            raise ValueError(f"reply has more than {MAX_ELEMENTS} elements")
-
-
-def decode(obj, depth=0, budget=None):
-    """Strictly decode a reply into plain data; anything unexpected is a protocol error.
-
-    Strings are cleaned (:func:`clean_text`); arrays must be numeric or short unicode strings;
-    at most :data:`MAX_ELEMENTS` lists, dicts and strings and :data:`MAX_DEPTH` levels.
-    """
-    budget = budget or _Budget()
-    if depth > MAX_DEPTH:
-        raise ValueError("reply nested too deeply")
-    if obj is None or isinstance(obj, (bool, int, float)):
-        return obj
-    budget.take()
-    if isinstance(obj, str):
-        return clean_text(obj, 10_000)
-    if isinstance(obj, list):
-        return [decode(v, depth + 1, budget) for v in obj]
-    if isinstance(obj, dict):
-        keys = set(obj)
-        if keys == {"$t"} and isinstance(obj["$t"], list):
-            return tuple(decode(v, depth + 1, budget) for v in obj["$t"])
-        if keys == {"$f"} and obj["$f"] in ("nan", "inf", "-inf"):
-            return float(obj["$f"])
-        if keys == {"$d"} and isinstance(obj["$d"], dict):
-            return {clean_text(k, 200): decode(v, depth + 1, budget) for k, v in obj["$d"].items()}
-        if keys == {"$a", "dtype", "shape"}:
-            return _decode_array(obj)
-    raise ValueError(f"unexpected value in reply: {type(obj).__name__}")
-
-
-def _decode_array(obj):
-    dtype = obj["dtype"]
-    if not isinstance(dtype, str) or not isinstance(obj["$a"], str):
-        raise ValueError("bad array dtype")
-    dt = np.dtype(dtype)
-    if dtype not in _ALLOWED_DTYPES and not (dt.kind == "U" and dt.itemsize <= 4096):
-        raise ValueError(f"array dtype {dtype!r} is not allowed")
-    shape = obj["shape"]
-    if not (isinstance(shape, list) and len(shape) <= 8
-            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-        raise ValueError("bad array shape")
-    data = base64.b64decode(obj["$a"], validate=True)
-    if math.prod(shape) * dt.itemsize != len(data):
-        raise ValueError("array data does not match its shape")
-    arr = np.frombuffer(data, dtype=dt).reshape(shape).copy()
-    if dt.kind == "U":  # lone surrogates and control characters, as in every string
-        cleaned = [clean_text(str(v), 4096) for v in arr.ravel()]
-        arr = np.array(cleaned, dtype=f"<U{max(1, max(map(len, cleaned), default=1))}")
-        arr = arr.reshape(shape)
-    return arr
-
-
-def parse_reply(data):
-    """Bytes of one message → dict, or ValueError (malformed, too nested, too many elements)."""
-    if data.count(b"[") + data.count(b"{") > MAX_ELEMENTS:
-        raise ValueError(f"reply has more than {MAX_ELEMENTS} lists and dicts")
-    try:
-        obj = json.loads(data)
-    except RecursionError:
-        raise ValueError("reply nested too deeply") from None
-    if not isinstance(obj, dict):
-        raise ValueError("reply is not an object")
-    return obj
 
 
 # ---------------------------------------------------------------- launching
@@ -378,9 +223,6 @@ def _apply_rlimits(limits):
     return apply
 
 
-_sandbox_ids = itertools.count()
-
-
 class Sandbox:
     """One student's notebook process. Use :meth:`exec_cell` and :meth:`call`.
 
@@ -391,12 +233,12 @@ class Sandbox:
     """
 
     def __init__(self, hidden=(), memory_mb=4096, startup_timeout=60, isolate=True,
-                 cgroups=True):
+                 use_cgroups=True):
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
         self.isolate = isolate
-        self.use_cgroups = cgroups
+        self.use_cgroups = use_cgroups
         self.proc = None
         self.events = []
         self._log = tempfile.TemporaryFile()
@@ -420,7 +262,7 @@ class Sandbox:
                "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
                "IPYTHONDIR": "/tmp/work/.ipython"}
         flags = namespace_flags() if self.isolate else None
-        self.cgroup = _cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None
+        self.cgroup = cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None
         joins = self.cgroup.procs_files() if self.cgroup else []
         # Without a pids cgroup, cap processes per user (shared by the sandboxes of one run).
         limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)

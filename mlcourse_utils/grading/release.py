@@ -1,4 +1,4 @@
-"""Releasing assignments (nbgrader) and checking a notebook's visible tests (nbclient)."""
+"""Releasing assignments: check each solution notebook, then let nbgrader generate exercises/."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .grading import find_course_root, is_test_cell
+from .notebook import find_course_root, grade_id, is_test_cell
 
 ASSIGNMENTS = ["mle", "bayes", "naive_bayes", "gda", "logistic_regression",
                "information_theory", "ridge_lasso"]
@@ -46,7 +46,7 @@ def run_notebook(path, timeout=120):
             continue
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                gid = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+                gid = grade_id(cell) or f"cell {index + 1}"
                 errors.append((gid, f"{out.get('ename')}: {out.get('evalue')}", is_test_cell(cell)))
     return errors
 
@@ -80,24 +80,3 @@ def release(names=None, root=None, check=True, quiet=False):
         if not quiet:
             print(f"released exercises/{name}/")
     return names
-
-
-def check_notebook(path, timeout=120):
-    """Run a student's notebook and report its visible tests: returns ``(passed, failed)`` lists."""
-    import nbformat
-
-    path = Path(path)
-    try:
-        nb = nbformat.read(path, as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:  # noqa: BLE001
-        raise ValueError(f"{path} is not a valid notebook: {exc}") from None
-    tests = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if is_test_cell(c)]
-    if not tests:
-        raise ValueError(f"{path} has no test cells: is it an assignment notebook?")
-    errors = run_notebook(path, timeout=timeout)
-    failed = [(gid, msg) for gid, msg, is_test in errors if is_test]
-    bad = {gid for gid, _ in failed}
-    passed = [gid for gid in tests if gid not in bad]
-    other = [(gid, msg) for gid, msg, is_test in errors if not is_test]
-    return passed, failed, other
