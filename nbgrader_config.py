@@ -5,7 +5,9 @@ c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this f
 c.CourseDirectory.root = "."
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
-c.CourseDirectory.db_url = "sqlite:///_build/gradebook.db"
+# In the course folder itself (git-ignored): plain `nbgrader generate_assignment` works in a
+# fresh clone, where no _build/ exists yet.
+c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 c.CourseDirectory.course_id = "probabilistic-ml"
 # Student versions of notebooks carry no outputs, so regeneration is deterministic.
 c.ClearOutput.enabled = True

@@ -33,7 +33,7 @@ def _cmd_release(args):
 
 
 def _cmd_grade(args):
-    from .grading.batch import grade_class
+    from .grading.batch import grade_class, parse_shard
 
     if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
             (args.student_timeout is not None and args.student_timeout <= 0):
@@ -41,9 +41,10 @@ def _cmd_grade(args):
               file=sys.stderr)
         return 2
     try:
+        shard = parse_shard(args.shard) if args.shard else None
         assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
                                           timeout=args.timeout, memory_mb=args.memory,
-                                          student_timeout=args.student_timeout)
+                                          student_timeout=args.student_timeout, shard=shard)
     except (FileNotFoundError, ValueError) as exc:
         print(f"mlcourse grade: {exc}", file=sys.stderr)
         return 1
@@ -53,22 +54,36 @@ def _cmd_grade(args):
     return 0
 
 
+def _cmd_grade_merge(args):
+    from .grading.batch import merge_outputs
+
+    try:
+        assignment, results = merge_outputs(args.outs, args.out)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse grade-merge: {exc}", file=sys.stderr)
+        return 1
+    print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
+          f"into {args.out}")
+    return 0
+
+
 def _cmd_check(args):
     from .grading.selfcheck import check_notebook
 
     try:
-        passed, failed, other = check_notebook(args.notebook, timeout=args.timeout)
+        tests, other = check_notebook(args.notebook, timeout=args.timeout)
     except (ValueError, FileNotFoundError) as exc:
         print(f"mlcourse check: {exc}", file=sys.stderr)
         return 1
-    for gid in passed:
-        print(f"  ok    {gid}")
-    for gid, msg in failed:
-        print(f"  FAIL  {gid}: {msg}")
+    labels = {"passed": "ok    ", "failed": "FAIL  ", "hidden": "hidden"}
+    for t in tests:
+        print(f"  {labels[t.status]}  {t.grade_id}" + (f": {t.message}" if t.message else ""))
     for gid, msg in other:
         print(f"  error in {gid}: {msg}")
-    print(f"{len(passed)} passed, {len(failed)} failed (visible tests only; hidden tests run when graded)")
-    return 0 if not failed else 1
+    count = {s: sum(t.status == s for t in tests) for s in labels}
+    print(f"{count['passed']} passed, {count['failed']} failed, {count['hidden']} hidden "
+          "(hidden tests run when your notebook is graded)")
+    return 0 if not count["failed"] else 1
 
 
 def make_parser():
@@ -107,7 +122,15 @@ def make_parser():
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
                         "(default 4096)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="grade only the K-th of N deterministic slices of the class (for a "
+                        "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
     p.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("grade-merge", help="join the output folders of `grade --shard K/N` runs")
+    p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
+    p.set_defaults(func=_cmd_grade_merge)
 
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
     p.add_argument("notebook", metavar="NOTEBOOK")

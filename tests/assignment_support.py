@@ -6,15 +6,15 @@ from __future__ import annotations
 import csv
 import importlib
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
+from mlcourse_utils.grading.notebook import cell_source, is_answer_cell, strip_nbgrader_markers
+from mlcourse_utils.grading.notebook import grade_id as notebook_grade_id
+
 ROOT = Path(__file__).resolve().parent.parent
 MLCOURSE = str(Path(sys.executable).with_name("mlcourse"))
-
-MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 
 
 def assignments():
@@ -32,25 +32,15 @@ def load(path):
     return json.loads(Path(path).read_text())
 
 
-def source(cell):
-    s = cell["source"]
-    return "".join(s) if isinstance(s, list) else s
-
-
-def grade_id(cell):
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+source = cell_source
+grade_id = notebook_grade_id
 
 
 def solution_answers(name):
     """{task: answer source} from the instructor notebook, nbgrader markers removed."""
     nb = load(ROOT / "solutions" / name / f"{name}.ipynb")
-    out = {}
-    for cell in nb["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell["cell_type"] == "code" and meta.get("solution") and not meta.get("grade"):
-            out[meta["grade_id"]] = "\n".join(
-                line for line in source(cell).splitlines() if not MARKER.match(line))
-    return out
+    return {grade_id(cell): strip_nbgrader_markers(source(cell))
+            for cell in nb["cells"] if is_answer_cell(cell)}
 
 
 def release_notebook(name):

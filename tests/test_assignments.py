@@ -11,6 +11,7 @@ reason for what they could not earn while the batch finishes; submissions are ne
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import shutil
@@ -19,7 +20,12 @@ from pathlib import Path
 import assignment_support as sup
 import pytest
 
-from mlcourse_utils.grading.notebook import load_assignment
+from mlcourse_utils.grading.notebook import (
+    HIDDEN_BEGIN,
+    HIDDEN_END,
+    load_assignment,
+    strip_hidden_tests,
+)
 
 ASSIGNMENTS = sup.assignments()
 TIMEOUT = "6"
@@ -304,18 +310,14 @@ def test_feedback_never_shows_hidden_tests(batches, name):
     b = batches(name)
     hidden_lines = set()
     for t in b.assignment.tests:
-        inside = False
-        for line in t.source.splitlines():
-            if line.strip() == "### BEGIN HIDDEN TESTS":
-                inside = True
-            elif line.strip() == "### END HIDDEN TESTS":
-                inside = False
-            elif inside and len(line.strip()) > 25:
-                hidden_lines.add(line.strip())
+        visible = set(strip_hidden_tests(t.source).splitlines())
+        hidden_lines |= {line.strip() for line in t.source.splitlines()
+                         if line not in visible and len(line.strip()) > 25
+                         and line.strip() not in (HIDDEN_BEGIN, HIDDEN_END)}
     assert hidden_lines
     for html_file in (b.out / "feedback").glob("*.html"):
         text = html_file.read_text()
-        assert "HIDDEN TESTS" not in text
+        assert HIDDEN_BEGIN not in text
         leaked = [line for line in hidden_lines if line in text]
         assert not leaked, f"{html_file.name} shows hidden test code: {leaked[:2]}"
 
@@ -364,16 +366,42 @@ def test_release_has_stubs_and_no_solutions(name):
 
 
 def test_check_command_reports_visible_tests(tmp_path):
-    """`mlcourse check` passes the solution's visible tests and fails the release's."""
+    """`mlcourse check` passes the solution's visible tests and fails the release's stubs in
+    words; emptied hidden-test cells show as hidden and never count as passed."""
     import subprocess
 
     name = ASSIGNMENTS[0]
+    visible = load_assignment(name, sup.ROOT).visible_sources.values()
+    n_hidden = sum(len(ast.parse(v).body) <= 1 for v in visible)  # a docstring, no test code
+    assert n_hidden > 0
     solved = sup.write_submission(tmp_path, "me", name, nb=sup.make_submission(
         name, sup.solution_answers(name)))
     ok = subprocess.run([sup.MLCOURSE, "check", str(solved)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert " 0 failed" in ok.stdout
+    assert f" 0 failed, {n_hidden} hidden" in ok.stdout
+    assert "TCP" not in ok.stdout + ok.stderr and "WARNING" not in ok.stderr
     stub = sup.write_submission(tmp_path, "stub", name, nb=sup.release_notebook(name))
     bad = subprocess.run([sup.MLCOURSE, "check", str(stub)], capture_output=True, text=True)
     assert bad.returncode == 1
-    assert "FAIL" in bad.stdout and "NotImplementedError" in bad.stdout
+    assert bad.stdout.count("hidden  test_") == n_hidden
+    assert "0 passed" in bad.stdout and "not implemented yet" in bad.stdout
+    assert "ok    test_" not in bad.stdout
+    missing = subprocess.run([sup.MLCOURSE, "check", str(tmp_path / "nope.ipynb")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+
+
+def test_plain_nbgrader_generates_in_a_fresh_clone(tmp_path):
+    """`nbgrader generate_assignment NAME` works with the committed config and no _build/."""
+    import os
+    import subprocess
+    import sys
+
+    name = ASSIGNMENTS[0]
+    shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([str(Path(sys.executable).with_name("nbgrader")), "generate_assignment",
+                           name], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "exercises" / name / f"{name}.ipynb").is_file()

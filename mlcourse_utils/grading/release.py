@@ -22,24 +22,39 @@ def available_assignments(root):
     return sorted(names, key=lambda n: (ASSIGNMENTS.index(n) if n in ASSIGNMENTS else 99, n))
 
 
+#: Files next to a notebook that are copied into its scratch folder (data it may read).
+_MAX_COPIED_FILE = 5 * 2**20
+
+
 def run_notebook(path, timeout=120):
-    """Execute a notebook in a scratch copy of its folder; return ``[(cell, error text)]``.
+    """Execute a notebook in a scratch folder; return ``[(cell, error text, is a test cell)]``.
 
     Every cell runs (errors do not stop the run). The error list names each failing cell by its
-    nbgrader grade_id (or its position) with the error's last line.
+    nbgrader grade_id (or its position) with the error's last line. Small files next to the
+    notebook are copied into the scratch folder; the notebook's own folder is never written.
+    The kernel talks over local (IPC) sockets: no TCP port, so no port clash with other kernels
+    and no unencrypted-TCP warning.
     """
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory(prefix="mlcourse-run-") as tmp:
         for item in path.parent.iterdir():
-            if item.is_file() and item != path:
+            if item.is_file() and item.suffix != ".ipynb" and \
+                    item.stat().st_size <= _MAX_COPIED_FILE:
                 shutil.copy(item, tmp)
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+        km = KernelManager(kernel_name="python3", transport="ipc",
+                           ip=os.path.join(tmp, ".kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
                                 resources={"metadata": {"path": tmp}})
-        client.execute()
+        try:
+            client.execute()
+        finally:
+            if km.has_kernel:  # (nbclient leaves a kernel manager it was given running)
+                km.shutdown_kernel(now=True)
     errors = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":

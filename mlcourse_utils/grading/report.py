@@ -1,10 +1,14 @@
-"""What grading writes for people: grades.csv, task_scores.csv and the feedback pages."""
+"""What grading writes: grades.csv, task_scores.csv, the feedback pages and results.json."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
+import json
 from pathlib import Path
+
+from .session import GradeResult, TestResult
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -31,6 +35,39 @@ def write_csvs(results, assignment, out):
                 w.writerow([csv_text(student), assignment.name, task,
                             _fmt(results[student].task_score(task)),
                             _fmt(assignment.task_max(task))])
+
+
+@dataclasses.dataclass
+class Results:
+    """What ``results.json`` holds: the assignment's name and every student's result."""
+
+    name: str
+    results: dict[str, GradeResult]
+
+
+def write_results(results, assignment, out):
+    """``out/results.json``: every student's full result, for tools (merging shards, exports)."""
+    data = {"assignment": assignment.name,
+            "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
+    (Path(out) / "results.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
+                                            encoding="utf-8")
+
+
+def read_results(out):
+    """Read ``out/results.json`` back (ValueError when it is missing or not ours)."""
+    path = Path(out) / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = {}
+        for student, r in data["students"].items():
+            r = dict(r)
+            r["tests"] = [TestResult(**t) for t in r["tests"]]
+            r["cell_errors"] = [tuple(e) for e in r["cell_errors"]]
+            results[student] = GradeResult(**r)
+        return Results(data["assignment"], results)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a results file written by `mlcourse grade` ({exc})") \
+            from None
 
 
 def _fmt(x):
