@@ -140,3 +140,25 @@ def load_digits_binary(threshold=8):
     """
     bunch = _sklearn_loader("load_digits")
     return (bunch.data > threshold).astype(np.int64), bunch.target.astype(np.int64)
+
+
+# --- Information theory and MDL ---
+
+__all__ += ["zen_of_python"]
+
+
+def zen_of_python():
+    """The Zen of Python (Tim Peters), the text that the standard library's ``this`` module ships.
+
+    ``this`` stores the text ROT13-encoded in ``this.s`` and prints it when first imported;
+    the import happens here with the output captured, so nothing is printed. Returns the
+    decoded text: a title line, a blank line and 19 aphorisms.
+    """
+    import codecs
+    import contextlib
+    import importlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        this = importlib.import_module("this")
+    return codecs.decode(this.s, "rot13")

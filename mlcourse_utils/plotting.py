@@ -152,3 +152,50 @@ def plot_decision_regions_2d(ax, predict, X, y, classes=None, grid_size=300, mar
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     return xx, yy, labels
+
+
+# --- Information theory and MDL ---
+
+
+def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=None,
+                   fontsize=9):
+    """Draw the binary tree of a prefix-free code on ``ax``.
+
+    ``codebook`` maps each symbol to its codeword (a string of '0' and '1'). The root is at the
+    top; bit 0 goes left and bit 1 right, with the branches labelled by ``edge_labels`` (e.g.
+    ``("H", "T")`` for coin flips). Leaves are spread evenly from left to right in the order
+    of their codewords, an inner node sits above the middle of its children, and depth d is
+    drawn at height -d. Each leaf shows its symbol, or ``leaf_text[symbol]`` when given.
+    The axes are switched off. Returns the dict codeword prefix -> (x, y) of every node.
+    """
+    color = PALETTE[0] if color is None else color
+    leaves = sorted(codebook.items(), key=lambda item: item[1])
+    nodes = {}
+    for rank, (_, word) in enumerate(leaves):
+        nodes[word] = (float(rank), -float(len(word)))
+    prefixes = {word[:i] for _, word in leaves for i in range(len(word))}
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        xs = [nodes[prefix + b][0] for b in "01" if prefix + b in nodes]
+        nodes[prefix] = (float(np.mean(xs)), -float(len(prefix)))
+    for prefix in prefixes:
+        x0, y0 = nodes[prefix]
+        for bit, text in zip("01", edge_labels):
+            if prefix + bit in nodes:
+                x1, y1 = nodes[prefix + bit]
+                ax.plot([x0, x1], [y0, y1], color="0.45", lw=1.0, zorder=1)
+                ax.text((x0 + x1) / 2, (y0 + y1) / 2, f" {text} ", fontsize=fontsize - 1,
+                        ha="right" if bit == "0" else "left", va="center", color="0.3")
+    inner = [nodes[p] for p in prefixes]
+    if inner:
+        ax.scatter(*zip(*inner), s=18, color="0.45", zorder=2)
+    for symbol, word in leaves:
+        x, y = nodes[word]
+        label = str(symbol) if leaf_text is None else str(leaf_text.get(symbol, symbol))
+        ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, zorder=3,
+                bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=color, lw=1.2))
+    xs = [v[0] for v in nodes.values()]
+    depth = max(len(word) for _, word in leaves)
+    ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
+    ax.set_ylim(-depth - 0.6, 0.4)
+    ax.set_axis_off()
+    return nodes

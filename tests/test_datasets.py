@@ -94,3 +94,16 @@ def test_digits_binary_is_binary_with_ten_classes():
     assert X.shape == (1797, 64) and y.shape == (1797,)
     assert set(np.unique(X)) == {0, 1}
     np.testing.assert_array_equal(np.unique(y), np.arange(10))
+
+
+# --- Information theory and MDL ---
+
+
+def test_zen_of_python_is_decoded_and_silent(capsys):
+    """The Zen of Python as ``import this`` prints it, without printing anything here."""
+    text = datasets.zen_of_python()
+    assert capsys.readouterr().out == ""
+    assert text.startswith("The Zen of Python, by Tim Peters\n\n")
+    assert "Beautiful is better than ugly." in text
+    assert "Namespaces are one honking great idea -- let's do more of those!" in text
+    assert text.count("\n") == 20  # a title, a blank line and 19 aphorisms

@@ -1,0 +1,459 @@
+"""Hand-written answers for the `information_theory` assignment, used by tests/test_assignments.py.
+
+WRONG: per task, plausible mistakes with the task score each must get (derived from which of
+the task's test cells the mistake fails). Points per task: a visible cell worth 1 and a hidden
+cell worth 2; two_part_codelength has a third cell for the ValueError cases worth 1 (4 in all).
+HONEST: correct answers written differently from the reference; each must get full marks.
+Huffman answers are judged by expected length and Kraft's inequality, so honest variants may
+break ties differently from the reference.
+"""
+
+MODULE = "information"
+
+WRONG = {
+    "entropy": [
+        # Natural logarithm whatever the base: nats where bits are asked for.
+        ("import numpy as np\n"
+         "def entropy(p, base=2):\n"
+         "    p = np.asarray(p, float)\n"
+         "    p = p[p > 0]\n"
+         "    return float(-np.sum(p * np.log(p)))\n", 0),
+        # No 0 log 0 = 0: a zero probability gives nan.
+        ("import numpy as np\n"
+         "def entropy(p, base=2):\n"
+         "    p = np.asarray(p, float)\n"
+         "    with np.errstate(all='ignore'):\n"
+         "        return float(-np.sum(p * np.log(p)) / np.log(base))\n", 0),
+        # base ignored (always bits): right on the visible examples, wrong in nats.
+        ("import numpy as np\n"
+         "def entropy(p, base=2):\n"
+         "    p = np.asarray(p, float)\n"
+         "    p = p[p > 0]\n"
+         "    return float(-np.sum(p * np.log2(p)))\n", 1),
+        # "Normalised" entropy: divided by log K.
+        ("import numpy as np\n"
+         "def entropy(p, base=2):\n"
+         "    p = np.asarray(p, float)\n"
+         "    nz = p[p > 0]\n"
+         "    h = -np.sum(nz * np.log(nz)) / np.log(base)\n"
+         "    return float(h / (np.log(len(p)) / np.log(base))) if len(p) > 1 else 0.0\n", 0),
+    ],
+    "cross_entropy": [
+        # Arguments swapped: H(q, p).
+        ("import numpy as np\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p, q = np.asarray(q, float), np.asarray(p, float)\n"
+         "    used = p > 0\n"
+         "    if np.any(q[used] == 0):\n"
+         "        return float('inf')\n"
+         "    return float(-np.sum(p[used] * np.log(q[used])) / np.log(base))\n", 0),
+        # Returns the KL divergence H(p, q) - H(p) instead.
+        ("import numpy as np\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    used = p > 0\n"
+         "    if np.any(q[used] == 0):\n"
+         "        return float('inf')\n"
+         "    return float(np.sum(p[used] * np.log(p[used] / q[used])) / np.log(base))\n", 0),
+        # 0 * log 0 computed literally: nan where p = q = 0.
+        ("import numpy as np\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    with np.errstate(all='ignore'):\n"
+         "        return float(-np.sum(p * np.log(q)) / np.log(base))\n", 0),
+        # base ignored.
+        ("import numpy as np\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    used = p > 0\n"
+         "    if np.any(q[used] == 0):\n"
+         "        return float('inf')\n"
+         "    return float(-np.sum(p[used] * np.log2(q[used])))\n", 1),
+        # q clipped to 1e-12: finite where the answer is inf.
+        ("import numpy as np\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    used = p > 0\n"
+         "    return float(-np.sum(p[used] * np.log(np.maximum(q[used], 1e-12))) / np.log(base))\n",
+         0),
+    ],
+    "kl_divergence": [
+        # Arguments swapped: KL(q || p).
+        ("import numpy as np\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    p, q = np.asarray(q, float), np.asarray(p, float)\n"
+         "    used = p > 0\n"
+         "    if np.any(q[used] == 0):\n"
+         "        return float('inf')\n"
+         "    return float(np.sum(p[used] * np.log(p[used] / q[used])) / np.log(base))\n", 0),
+        # 0 log 0 computed literally: nan where p = 0.
+        ("import numpy as np\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    with np.errstate(all='ignore'):\n"
+         "        return float(np.sum(p * np.log(p / q)) / np.log(base))\n", 0),
+        # base ignored.
+        ("import numpy as np\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    used = p > 0\n"
+         "    if np.any(q[used] == 0):\n"
+         "        return float('inf')\n"
+         "    return float(np.sum(p[used] * np.log2(p[used] / q[used])))\n", 1),
+        # Symmetrised: the average of both directions.
+        ("import numpy as np\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+         "    def one(a, b):\n"
+         "        used = a > 0\n"
+         "        if np.any(b[used] == 0):\n"
+         "            return np.inf\n"
+         "        return np.sum(a[used] * np.log(a[used] / b[used]))\n"
+         "    return float((one(p, q) + one(q, p)) / 2 / np.log(base))\n", 0),
+    ],
+    "huffman_code_lengths": [
+        # Shannon code lengths ceil(-log2 p): within one bit, but not optimal.
+        ("import numpy as np\n"
+         "def huffman_code_lengths(p):\n"
+         "    p = np.asarray(p, float)\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        return np.ceil(-np.log2(p))\n", 0),
+        # A merged subtree gets the larger probability of its two parts, not their sum: right
+        # on the visible examples, not optimal on random distributions.
+        ("import heapq\n"
+         "import numpy as np\n"
+         "def huffman_code_lengths(p):\n"
+         "    L = np.zeros(len(p), dtype=int)\n"
+         "    heap = [(float(w), k, [k]) for k, w in enumerate(p)]\n"
+         "    heapq.heapify(heap)\n"
+         "    n = len(p)\n"
+         "    while len(heap) > 1:\n"
+         "        w1, _, a = heapq.heappop(heap)\n"
+         "        w2, _, b = heapq.heappop(heap)\n"
+         "        L[a + b] += 1\n"
+         "        heapq.heappush(heap, (max(w1, w2), n, a + b))\n"
+         "        n += 1\n"
+         "    return L\n", 1),
+        # A single symbol given one bit.
+        ("import heapq\n"
+         "import numpy as np\n"
+         "def huffman_code_lengths(p):\n"
+         "    if len(p) == 1:\n"
+         "        return np.array([1])\n"
+         "    L = np.zeros(len(p), dtype=int)\n"
+         "    heap = [(float(w), k, [k]) for k, w in enumerate(p)]\n"
+         "    heapq.heapify(heap)\n"
+         "    n = len(p)\n"
+         "    while len(heap) > 1:\n"
+         "        w1, _, a = heapq.heappop(heap)\n"
+         "        w2, _, b = heapq.heappop(heap)\n"
+         "        L[a + b] += 1\n"
+         "        heapq.heappush(heap, (w1 + w2, n, a + b))\n"
+         "        n += 1\n"
+         "    return L\n", 0),
+        # Zero-probability symbols left out of the tree (length 0): Kraft's inequality fails.
+        ("import heapq\n"
+         "import numpy as np\n"
+         "def huffman_code_lengths(p):\n"
+         "    L = np.zeros(len(p), dtype=int)\n"
+         "    heap = [(float(w), k, [k]) for k, w in enumerate(p) if w > 0]\n"
+         "    heapq.heapify(heap)\n"
+         "    n = len(p)\n"
+         "    while len(heap) > 1:\n"
+         "        w1, _, a = heapq.heappop(heap)\n"
+         "        w2, _, b = heapq.heappop(heap)\n"
+         "        L[a + b] += 1\n"
+         "        heapq.heappush(heap, (w1 + w2, n, a + b))\n"
+         "        n += 1\n"
+         "    return L\n", 0),
+        # The two most probable subtrees merged first (a max-heap by mistake).
+        ("import heapq\n"
+         "import numpy as np\n"
+         "def huffman_code_lengths(p):\n"
+         "    L = np.zeros(len(p), dtype=int)\n"
+         "    heap = [(-float(w), k, [k]) for k, w in enumerate(p)]\n"
+         "    heapq.heapify(heap)\n"
+         "    n = len(p)\n"
+         "    while len(heap) > 1:\n"
+         "        w1, _, a = heapq.heappop(heap)\n"
+         "        w2, _, b = heapq.heappop(heap)\n"
+         "        L[a + b] += 1\n"
+         "        heapq.heappush(heap, (w1 + w2, n, a + b))\n"
+         "        n += 1\n"
+         "    return L\n", 0),
+    ],
+    "is_prefix_free": [
+        # Neighbours compared in the given order, without sorting.
+        ("def is_prefix_free(codewords):\n"
+         "    return not any(b.startswith(a) or a.startswith(b)\n"
+         "                   for a, b in zip(codewords, codewords[1:]))\n", 0),
+        # Duplicates removed first, so a repeated codeword passes.
+        ("def is_prefix_free(codewords):\n"
+         "    words = sorted(set(codewords))\n"
+         "    return not any(b.startswith(a) for a, b in zip(words, words[1:]))\n", 0),
+        # Only a later codeword starting with an earlier one is detected.
+        ("def is_prefix_free(codewords):\n"
+         "    n = len(codewords)\n"
+         "    return not any(codewords[j].startswith(codewords[i])\n"
+         "                   for i in range(n) for j in range(i + 1, n))\n", 0),
+        # Sorted by length instead of alphabetically, then neighbours: misses some prefixes.
+        ("def is_prefix_free(codewords):\n"
+         "    words = sorted(codewords, key=len)\n"
+         "    return not any(b.startswith(a) for a, b in zip(words, words[1:]))\n", 1),
+    ],
+    "two_part_codelength": [
+        # The lecture's parameter count: k = degree + 1 (the noise variance not counted).
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    if n <= degree + 1:\n"
+         "        raise ValueError('too few points')\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.mean(r ** 2)\n"
+         "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+         "        raise ValueError('exact fit')\n"
+         "    data = n * (-np.log2(precision) + 0.5 * np.log2(2 * np.pi * s2)) \\\n"
+         "        + np.sum(r ** 2) / (2 * s2 * np.log(2))\n"
+         "    return float((degree + 1) / 2 * np.log2(n) + data)\n", 1),
+        # Natural logarithms: nats instead of bits.
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    if n <= degree + 1:\n"
+         "        raise ValueError('too few points')\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.mean(r ** 2)\n"
+         "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+         "        raise ValueError('exact fit')\n"
+         "    data = n * (-np.log(precision) + 0.5 * np.log(2 * np.pi * s2)) + np.sum(r ** 2) / (2 * s2)\n"
+         "    return float((degree + 2) / 2 * np.log(n) + data)\n", 1),
+        # The unbiased variance (divide by N - degree - 1) instead of the ML one.
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    if n <= degree + 1:\n"
+         "        raise ValueError('too few points')\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.sum(r ** 2) / (n - degree - 1)\n"
+         "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+         "        raise ValueError('exact fit')\n"
+         "    data = n * (-np.log2(precision) + 0.5 * np.log2(2 * np.pi * s2)) \\\n"
+         "        + np.sum(r ** 2) / (2 * s2 * np.log(2))\n"
+         "    return float((degree + 2) / 2 * np.log2(n) + data)\n", 1),
+        # No input checks: right values, but no ValueError for too few points or an exact fit.
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.mean(r ** 2)\n"
+         "    with np.errstate(all='ignore'):\n"
+         "        data = n * (-np.log2(precision) + 0.5 * np.log2(2 * np.pi * s2)) \\\n"
+         "            + np.sum(r ** 2) / (2 * s2 * np.log(2))\n"
+         "    return float((degree + 2) / 2 * np.log2(n) + data)\n", 3),
+        # k log2 N for the model instead of (k/2) log2 N.
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    if n <= degree + 1:\n"
+         "        raise ValueError('too few points')\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.mean(r ** 2)\n"
+         "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+         "        raise ValueError('exact fit')\n"
+         "    data = n * (-np.log2(precision) + 0.5 * np.log2(2 * np.pi * s2)) \\\n"
+         "        + np.sum(r ** 2) / (2 * s2 * np.log(2))\n"
+         "    return float((degree + 2) * np.log2(n) + data)\n", 1),
+        # The precision forgotten: the density alone, as if y were sent with precision 1.
+        ("import numpy as np\n"
+         "def two_part_codelength(x, y, degree, precision=0.01):\n"
+         "    x, y = np.asarray(x, float), np.asarray(y, float)\n"
+         "    n = len(y)\n"
+         "    if n <= degree + 1:\n"
+         "        raise ValueError('too few points')\n"
+         "    r = y - np.polyval(np.polyfit(x, y, degree), x)\n"
+         "    s2 = np.mean(r ** 2)\n"
+         "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+         "        raise ValueError('exact fit')\n"
+         "    data = n * 0.5 * np.log2(2 * np.pi * s2) + np.sum(r ** 2) / (2 * s2 * np.log(2))\n"
+         "    return float((degree + 2) / 2 * np.log2(n) + data)\n", 1),
+    ],
+}
+
+HONEST = {
+    "loops": {
+        "entropy":
+            "import math\n"
+            "def entropy(p, base=2):\n"
+            "    h = 0.0\n"
+            "    for pk in p:\n"
+            "        if pk > 0:\n"
+            "            h -= pk * math.log(pk, base)\n"
+            "    return h\n",
+        "cross_entropy":
+            "import math\n"
+            "def cross_entropy(p, q, base=2):\n"
+            "    total = 0.0\n"
+            "    for pk, qk in zip(p, q):\n"
+            "        if pk == 0:\n"
+            "            continue\n"
+            "        if qk == 0:\n"
+            "            return math.inf\n"
+            "        total -= pk * math.log(qk) / math.log(base)\n"
+            "    return total\n",
+        "kl_divergence":
+            "import math\n"
+            "def kl_divergence(p, q, base=2):\n"
+            "    total = 0.0\n"
+            "    for pk, qk in zip(p, q):\n"
+            "        if pk > 0:\n"
+            "            if qk == 0:\n"
+            "                return math.inf\n"
+            "            total += pk * (math.log(pk) - math.log(qk))\n"
+            "    return total / math.log(base)\n",
+        # The textbook version with a sorted list (quadratic time), returning a Python list.
+        "huffman_code_lengths":
+            "def huffman_code_lengths(p):\n"
+            "    groups = [[float(w), [k]] for k, w in enumerate(p)]\n"
+            "    lengths = [0] * len(groups)\n"
+            "    while len(groups) > 1:\n"
+            "        groups.sort(key=lambda g: g[0], reverse=True)\n"
+            "        w1, s1 = groups.pop()\n"
+            "        w2, s2 = groups.pop()\n"
+            "        for k in s1 + s2:\n"
+            "            lengths[k] += 1\n"
+            "        groups.append([w1 + w2, s1 + s2])\n"
+            "    return lengths\n",
+        "is_prefix_free":
+            "def is_prefix_free(codewords):\n"
+            "    for i, a in enumerate(codewords):\n"
+            "        for j, b in enumerate(codewords):\n"
+            "            if i != j and b[:len(a)] == a:\n"
+            "                return False\n"
+            "    return True\n",
+        # Normal equations on a centred, scaled Vandermonde matrix; the closed form of the sum.
+        "two_part_codelength":
+            "import numpy as np\n"
+            "def two_part_codelength(x, y, degree, precision=0.01):\n"
+            "    x = np.asarray(x, dtype=float)\n"
+            "    y = np.asarray(y, dtype=float)\n"
+            "    n = len(y)\n"
+            "    if n <= degree + 1:\n"
+            "        raise ValueError('need more points than coefficients')\n"
+            "    t = (x - x.mean()) / (x.std() if x.std() > 0 else 1.0)\n"
+            "    V = np.vander(t, degree + 1)\n"
+            "    coef, *_ = np.linalg.lstsq(V, y, rcond=None)\n"
+            "    s2 = np.mean((y - V @ coef) ** 2)\n"
+            "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+            "        raise ValueError('exact fit')\n"
+            "    return float((degree + 2) / 2 * np.log2(n) + n * np.log2(1 / precision)\n"
+            "                 + n / 2 * np.log2(2 * np.pi * np.e * s2))\n",
+    },
+    "scipy_and_numpy_types": {
+        "entropy":
+            "from scipy import stats\n"
+            "def entropy(p, base=2):\n"
+            "    return stats.entropy(p, base=base)\n",
+        "cross_entropy":
+            "import numpy as np\n"
+            "from scipy.special import xlogy\n"
+            "def cross_entropy(p, q, base=2):\n"
+            "    with np.errstate(divide='ignore'):\n"
+            "        return -np.sum(xlogy(p, q)) / np.log(base)\n",
+        "kl_divergence":
+            "import numpy as np\n"
+            "from scipy.special import rel_entr\n"
+            "def kl_divergence(p, q, base=2):\n"
+            "    return np.sum(rel_entr(p, q)) / np.log(base)\n",
+        # Huffman on a heap of (probability, counter, node) with parent pointers; int64 array.
+        "huffman_code_lengths":
+            "import heapq\n"
+            "import numpy as np\n"
+            "def huffman_code_lengths(p):\n"
+            "    K = len(p)\n"
+            "    parent = {}\n"
+            "    heap = [(float(w), i) for i, w in enumerate(p)]\n"
+            "    heapq.heapify(heap)\n"
+            "    new = K\n"
+            "    while len(heap) > 1:\n"
+            "        wa, a = heapq.heappop(heap)\n"
+            "        wb, b = heapq.heappop(heap)\n"
+            "        parent[a] = parent[b] = new\n"
+            "        heapq.heappush(heap, (wa + wb, new))\n"
+            "        new += 1\n"
+            "    def depth(node):\n"
+            "        d = 0\n"
+            "        while node in parent:\n"
+            "            node, d = parent[node], d + 1\n"
+            "        return d\n"
+            "    return np.array([depth(i) for i in range(K)], dtype=np.int64)\n",
+        # A trie of the codewords; returns a numpy bool.
+        "is_prefix_free":
+            "import numpy as np\n"
+            "def is_prefix_free(codewords):\n"
+            "    root = {}\n"
+            "    for w in codewords:\n"
+            "        node = root\n"
+            "        for bit in w:\n"
+            "            if node.get('end'):\n"
+            "                return np.bool_(False)\n"
+            "            node = node.setdefault(bit, {})\n"
+            "        if node.get('end') or len(node) > 0:\n"
+            "            return np.bool_(False)\n"
+            "        node['end'] = True\n"
+            "    return np.bool_(True)\n",
+        "two_part_codelength":
+            "import numpy as np\n"
+            "from scipy import stats\n"
+            "def two_part_codelength(x, y, degree, precision=0.01):\n"
+            "    x = np.asarray(x, dtype=float)\n"
+            "    y = np.asarray(y, dtype=float)\n"
+            "    if len(y) <= degree + 1:\n"
+            "        raise ValueError(f'N = {len(y)} is not larger than degree + 1 = {degree + 1}')\n"
+            "    f = np.polynomial.Chebyshev.fit(x, y, degree)\n"
+            "    r = y - f(x)\n"
+            "    s2 = np.mean(r ** 2)\n"
+            "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
+            "        raise ValueError('exact fit')\n"
+            "    logpdf = stats.norm.logpdf(y, loc=f(x), scale=np.sqrt(s2))\n"
+            "    return (degree + 2) / 2 * np.log2(len(y)) - np.sum(np.log2(precision) + logpdf / np.log(2))\n",
+    },
+    "warnings_and_prints": {
+        "entropy":
+            "import sys\n"
+            "import numpy as np\n"
+            "def entropy(p, base=2):\n"
+            "    print('computing an entropy', file=sys.stderr)\n"
+            "    p = np.asarray(p, dtype=float)\n"
+            "    terms = p * np.log(p)             # RuntimeWarnings for zeros: 0 * -inf = nan\n"
+            "    return float(-np.nansum(terms) / np.log(base))\n",
+        "kl_divergence":
+            "import warnings\n"
+            "import numpy as np\n"
+            "def kl_divergence(p, q, base=2):\n"
+            "    warnings.warn('a harmless warning from the student')\n"
+            "    p = np.asarray(p, dtype=float)\n"
+            "    q = np.asarray(q, dtype=float)\n"
+            "    terms = np.where(p > 0, p * np.log(p / q), 0.0)   # warnings for p = 0 or q = 0\n"
+            "    return float(np.sum(terms) / np.log(base))\n",
+        "huffman_code_lengths":
+            "import sys\n"
+            "import heapq\n"
+            "def huffman_code_lengths(p):\n"
+            "    print('building a Huffman tree for', len(p), 'symbols', file=sys.stderr)\n"
+            "    heap = [(w, (i,)) for i, w in enumerate(p)]\n"
+            "    heapq.heapify(heap)\n"
+            "    L = [0] * len(p)\n"
+            "    while len(heap) > 1:\n"
+            "        wa, a = heapq.heappop(heap)\n"
+            "        wb, b = heapq.heappop(heap)\n"
+            "        for k in a + b:\n"
+            "            L[k] += 1\n"
+            "        heapq.heappush(heap, (wa + wb, a + b))\n"
+            "    return tuple(L)\n",
+    },
+}
