@@ -1,4 +1,4 @@
-"""nbgrader configuration: instructor notebooks in solutions/, generated student notebooks in exercises/."""
+"""nbgrader configuration: instructor notebooks in solutions/, student notebooks in exercises/."""
 
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
 

@@ -87,7 +87,8 @@ def main():
     print(f"submissions                      : {args.students}")
     print(f"nbgrader autograde (sequential)  : {t_nb:7.1f} s  ({t_nb / args.students:.2f} s each, "
           f"{n_nb} graded)")
-    print(f"mlcourse grade --jobs {args.jobs:<2}         : {t_ml:7.1f} s  ({t_ml / args.students:.2f} s each, "
+    each = t_ml / args.students
+    print(f"mlcourse grade --jobs {args.jobs:<2}         : {t_ml:7.1f} s  ({each:.2f} s each, "
           f"{n_ml} graded)")
     print(f"speed-up                         : {t_nb / t_ml:7.2f}x  (goal >= 2.2x on 2 cores)")
 

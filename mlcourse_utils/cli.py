@@ -33,7 +33,7 @@ def _cmd_release(args):
 
 
 def _cmd_grade(args):
-    from .grading.batch import grade_class, parse_shard
+    from .grading.batch import grade_class, parse_shard, read_secret
 
     if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
             (args.student_timeout is not None and args.student_timeout <= 0):
@@ -42,9 +42,11 @@ def _cmd_grade(args):
         return 2
     try:
         shard = parse_shard(args.shard) if args.shard else None
+        secret = read_secret(args.secret_file) if args.secret_file else None
         assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
                                           timeout=args.timeout, memory_mb=args.memory,
-                                          student_timeout=args.student_timeout, shard=shard)
+                                          student_timeout=args.student_timeout, shard=shard,
+                                          secret=secret)
     except (FileNotFoundError, ValueError) as exc:
         print(f"mlcourse grade: {exc}", file=sys.stderr)
         return 1
@@ -94,7 +96,8 @@ def make_parser():
     p.add_argument(
         "--instructor",
         action="store_true",
-        help="instructor edition: show in-text solutions, teaching notes and the solution notebooks",
+        help="instructor edition: show in-text solutions, teaching notes and the solution "
+        "notebooks",
     )
     p.add_argument(
         "--out",
@@ -104,7 +107,8 @@ def make_parser():
         "_build/instructor for the instructor edition)",
     )
     p.set_defaults(func=_cmd_build)
-    p = sub.add_parser("release", help="regenerate exercises/ from solutions/ (after checking them)")
+    p = sub.add_parser("release",
+                       help="regenerate exercises/ from solutions/ (after checking them)")
     p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
     p.set_defaults(func=_cmd_release)
 
@@ -122,6 +126,9 @@ def make_parser():
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
                         "(default 4096)")
+    p.add_argument("--secret-file", default=None, metavar="PATH",
+                   help="a file with the term's grading secret: hidden tests draw each student's "
+                        "inputs from it (without it: the public development seed)")
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="grade only the K-th of N deterministic slices of the class (for a "
                         "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
@@ -147,7 +154,8 @@ def main(argv=None):
     try:
         return args.func(args)
     except subprocess.CalledProcessError as exc:
-        print(f"mlcourse {args.command}: {exc.cmd[0]} failed with exit status {exc.returncode}", file=sys.stderr)
+        print(f"mlcourse {args.command}: {exc.cmd[0]} failed with exit status {exc.returncode}",
+              file=sys.stderr)
         return 1
 
 

@@ -17,9 +17,9 @@ import json
 import shutil
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading.notebook import (
     HIDDEN_BEGIN,
     HIDDEN_END,
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 
 
 def _tamper_cells(name, module, tasks):
-    """Student code that beats plain nbgrader (verified with nbgrader 0.9.6); here it must earn 0."""
+    """Student code that beats plain nbgrader (verified with nbgrader 0.9.6); here it earns 0."""
     solutions = f"{sup.ROOT}/solutions/{name}/{name}.ipynb"
     return {
         "tamper_input_transformer": {"extra": [
@@ -337,7 +337,8 @@ def test_exercises_equal_a_fresh_generation(tmp_path, name):
     shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
     shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
     release([name], root=tmp_path, check=False, quiet=True)
-    fresh = sorted(p.relative_to(tmp_path / "exercises") for p in (tmp_path / "exercises").rglob("*")
+    generated = tmp_path / "exercises"
+    fresh = sorted(p.relative_to(generated) for p in generated.rglob("*")
                    if p.is_file())
     committed = sorted(p.relative_to(sup.ROOT / "exercises") for p in
                        (sup.ROOT / "exercises" / name).rglob("*") if p.is_file())

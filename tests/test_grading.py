@@ -179,10 +179,12 @@ def _run(box, source):
 @needs_namespaces
 def test_sandbox_hides_the_course_and_grader_files(sandbox):
     root = notebook.find_course_root()
-    listing = _run(sandbox, f"import os\ndef probe():\n    return sorted(os.listdir({str(root)!r}))")
+    listing = _run(sandbox,
+                   f"import os\ndef probe():\n    return sorted(os.listdir({str(root)!r}))")
     assert "solutions" not in listing and "exercises" not in listing
     secret = _run(sandbox, "import os\ndef probe():\n"
-                  f"    p = {str(sandbox.secret)!r}\n    return os.listdir(p) if os.path.isdir(p) else None")
+                  f"    p = {str(sandbox.secret)!r}\n"
+                  "    return os.listdir(p) if os.path.isdir(p) else None")
     assert not secret  # covered by an empty tmpfs, or not there at all (/tmp is fresh)
 
 
@@ -199,17 +201,20 @@ def test_sandbox_cannot_write_outside_its_scratch_folder(sandbox, tmp_path):
 
 @needs_namespaces
 def test_sandbox_sees_no_other_process_and_no_network(sandbox):
-    pids = _run(sandbox, "import os\ndef probe():\n    return [p for p in os.listdir('/proc') if p.isdigit()]")
+    pids = _run(sandbox, "import os\ndef probe():\n"
+                         "    return [p for p in os.listdir('/proc') if p.isdigit()]")
     assert len(pids) <= 3  # the namespace's shell, the notebook process, maybe a child
     reached = _run(sandbox, "import socket\ndef probe():\n    try:\n"
-                   "        socket.create_connection(('127.0.0.1', 22), timeout=2)\n        return True\n"
+                   "        socket.create_connection(('127.0.0.1', 22), timeout=2)\n"
+                   "        return True\n"
                    "    except OSError:\n        return False")
     assert reached is False
 
 
 @needs_namespaces
 def test_sandbox_reports_an_import_of_the_reference(sandbox):
-    error, _ = sandbox.exec_cell("import importlib\nimportlib.import_module('mlcourse' + '_utils.mle')", 30)
+    error, _ = sandbox.exec_cell(
+        "import importlib\nimportlib.import_module('mlcourse' + '_utils.mle')", 30)
     assert error is not None and error.exc_type in ("ImportError", "ModuleNotFoundError")
     assert "delegation" in sandbox.events
 
@@ -391,7 +396,8 @@ def test_sandbox_runs_as_nobody_without_new_namespaces_or_mounts(sandbox):
     result = _run(sandbox, "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
                   "def probe():\n"
                   "    return [os.getuid(), libc.unshare(0x10000000), libc.unshare(0x00020000),\n"
-                  "            libc.mount(b'x', b'/tmp', b'tmpfs', 0, None), sorted(os.listdir('/etc'))]")
+                  "            libc.mount(b'x', b'/tmp', b'tmpfs', 0, None),\n"
+                  "            sorted(os.listdir('/etc'))]")
     uid, user_ns, mount_ns, mount, etc = result
     if os.geteuid() == 0:
         assert uid == 65534

@@ -26,9 +26,9 @@ import time
 import uuid
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading import cgroups
 from mlcourse_utils.grading.notebook import load_assignment
 from mlcourse_utils.grading.sandbox import namespace_flags

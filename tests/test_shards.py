@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading.batch import in_shard, parse_shard
 
 NAME = "mle"

@@ -23,7 +23,7 @@ from .submissions import Refused, find_submissions
 
 
 def _safe_write(label, student, write, failures):
-    """Run one student's ``write()``; a failure is that student's, with a reason, never the batch's."""
+    """Run one student's ``write()``: a failure is that student's (reported), not the batch's."""
     try:
         write()
     except Exception as exc:  # noqa: BLE001
@@ -42,6 +42,26 @@ def parse_shard(text):
     return k, n
 
 
+MIN_SECRET_BYTES = 16
+
+
+def read_secret(path):
+    """The grading secret in a file (surrounding whitespace ignored); ValueError if too short.
+
+    Make one with e.g. ``python -c "import secrets; print(secrets.token_hex(32))" > secret.txt``
+    and keep it out of the repository: with it, each student's hidden inputs are unknowable from
+    the public repository; re-grading with the same file reproduces them.
+    """
+    try:
+        data = Path(path).read_bytes().strip()
+    except OSError as exc:
+        raise ValueError(f"--secret-file {path}: {exc.strerror}") from None
+    if len(data) < MIN_SECRET_BYTES:
+        raise ValueError(f"--secret-file {path} holds {len(data)} bytes; use at least "
+                         f"{MIN_SECRET_BYTES} random ones (e.g. secrets.token_hex(32))")
+    return data
+
+
 def in_shard(student, shard):
     """Whether ``student`` belongs to shard ``(K, N)``: by a hash of the id, so a student stays
     in its shard when others join or leave the class."""
@@ -51,14 +71,15 @@ def in_shard(student, shard):
 
 
 def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096, root=None,
-                progress=True, student_timeout=None, shard=None):
+                progress=True, student_timeout=None, shard=None, secret=None):
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
     One student can only cost itself: its grading has deadlines and a total budget
     (``student_timeout``), its sandbox its own limits, and writing its feedback or its
     gradebook copy can fail only for it (the failure is reported; the CSVs are always written).
     With ``shard=(K, N)`` only the K-th of N deterministic slices of the class is graded;
-    :func:`merge_outputs` joins the N folders into what one run writes.
+    :func:`merge_outputs` joins the N folders into what one run writes. ``secret`` (bytes, see
+    :func:`read_secret`) gives every student their own hidden-test inputs.
     """
     from tqdm import tqdm
 
@@ -79,7 +100,7 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
         futures = {
             pool.submit(grade_notebook, assignment, path, student, timeout=timeout,
                         memory_mb=memory_mb, hidden=hidden,
-                        student_timeout=student_timeout): student
+                        student_timeout=student_timeout, secret=secret): student
             for student, path in students.items()
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",

@@ -66,7 +66,7 @@ def _compare(actual, expected, what, rtol, atol, exact):
             raise AssertionError(
                 f"{what}: expected {n} values (a tuple or list), got {_describe(actual)}"
             )
-        for i, (a, e) in enumerate(zip(actual, expected)):
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             _compare(a, e, f"{what}[{i}]", rtol, atol, exact)
         return
     if expected is None:
@@ -159,7 +159,8 @@ def check_raises(exc_type, func, *args, what=None, **kwargs):
         raise AssertionError(
             f"{what} should raise {exc_type.__name__}, but raised {type(exc).__name__}: {exc}"
         ) from None
-    raise AssertionError(f"{what} should raise {exc_type.__name__}, but returned {_describe(result)}")
+    raise AssertionError(
+        f"{what} should raise {exc_type.__name__}, but returned {_describe(result)}")
 
 
 def _short_args(args):

@@ -28,7 +28,8 @@ def start(out, source, assignment):
     # nbgrader checks the database schema by running `alembic` from PATH.
     env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
     args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment}
-    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils.grading.gradebook", json.dumps(args)],
+    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils.grading.gradebook",
+                             json.dumps(args)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True)
 
@@ -144,7 +145,8 @@ def _main(args):
             if meta.get("solution"):
                 gb.update_or_create_solution_cell(gid, nb_name, name)
             gb.update_or_create_source_cell(gid, nb_name, name, cell_type=cell.get("cell_type"),
-                                            locked=bool(meta.get("locked")), source=cell_source(cell))
+                                            locked=bool(meta.get("locked")),
+                                            source=cell_source(cell))
         gb.db.commit()
         data = json.loads(sys.stdin.read())
         for student, grades in sorted(data["scores"].items()):

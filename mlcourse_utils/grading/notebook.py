@@ -175,7 +175,8 @@ def load_assignment(name, root=None):
             owner = max((t for t in tasks if gid == f"test_{t}" or gid.startswith(f"test_{t}_")),
                         key=len, default=None)
             if owner is None:
-                raise ValueError(f"test cell {gid!r} in {path.name} follows no answer cell it names")
+                raise ValueError(
+                    f"test cell {gid!r} in {path.name} follows no answer cell it names")
             tests.append(TestCell(gid, owner, points(cell), source, _docstring(source) or gid))
             visible[gid] = strip_hidden_tests(source)
         elif is_manual_cell(cell):

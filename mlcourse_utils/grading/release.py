@@ -82,16 +82,19 @@ def release(names=None, root=None, check=True, quiet=False):
             errors = run_notebook(source)
             if errors:
                 lines = "\n".join(f"  {gid}: {msg}" for gid, msg, _ in errors)
-                raise RuntimeError(f"solutions/{name}/{name}.ipynb does not pass its own tests:\n{lines}")
+                raise RuntimeError(
+                    f"solutions/{name}/{name}.ipynb does not pass its own tests:\n{lines}")
         with tempfile.TemporaryDirectory(prefix="mlcourse-db-") as tmp:
             cmd = [str(Path(sys.executable).with_name("nbgrader")), "generate_assignment", name,
                    "--force", f"--CourseDirectory.root={root}",
                    f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db"]
             # nbgrader runs `alembic` from PATH: put this environment's scripts first.
-            env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+            scripts = Path(sys.executable).parent
+            env = dict(os.environ, PATH=f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}")
             proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
-            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{proc.stderr[-3000:]}")
+            raise RuntimeError(
+                f"nbgrader generate_assignment {name} failed:\n{proc.stderr[-3000:]}")
         if not quiet:
             print(f"released exercises/{name}/")
     return names

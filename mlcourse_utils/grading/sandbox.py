@@ -115,7 +115,8 @@ def _environment_paths(hidden):
               Path(os.path.realpath(sys.executable)).parent.parent):
         paths.add(Path(p))
     for entry in sys.path:
-        if entry and ("site-packages" in entry or "dist-packages" in entry) and os.path.isdir(entry):
+        if entry and os.path.isdir(entry) and \
+                ("site-packages" in entry or "dist-packages" in entry):
             paths.add(Path(entry))
     # The interpreter and its libraries are needed even inside a hidden folder (a .venv in the
     # repository); anything else inside one stays out.
@@ -171,7 +172,8 @@ def _setup_script(root, python, runner_code, fds, binds, uid):
         f"mount -n -t tmpfs -o size=1m,mode=755,nosuid dev {r}/dev",
         f"for d in null zero full random urandom; do touch {r}/dev/$d; "
         f"mount -n --bind /dev/$d {r}/dev/$d; done",
-        f"mkdir {r}/dev/shm && mount -n -t tmpfs -o size=64m,mode=1777,nosuid,nodev shm {r}/dev/shm",
+        f"mkdir {r}/dev/shm",
+        f"mount -n -t tmpfs -o size=64m,mode=1777,nosuid,nodev shm {r}/dev/shm",
         # The reference package: a decoy where the import system would find it.
         f"mkdir -p {r}{q(pkg)}",
         f"mount -n -t tmpfs -o size=1m,mode=755 mlcourse-decoy {r}{q(pkg)}",
@@ -468,7 +470,8 @@ class Sandbox:
     def exec_cell(self, source, timeout, deadline=None):
         """Run one cell. Returns ``(error or None, warnings)``; raises SandboxError."""
         reply = self._request({"op": "exec", "source": source}, timeout, deadline)
-        return (None if reply.get("ok") is True else self._remote_error(reply)), self._warnings(reply)
+        error = None if reply.get("ok") is True else self._remote_error(reply)
+        return error, self._warnings(reply)
 
     def call(self, name, args, kwargs, timeout, deadline=None):
         """Call the notebook's function ``name``; returns ``(value, warnings)``.

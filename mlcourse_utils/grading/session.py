@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from .checks import hidden_inputs
 from .notebook import cell_source, grade_id, is_test_cell, read_notebook_cells
 from .protocol import RemoteError, SandboxError, clean_text
 from .sandbox import Sandbox
@@ -33,7 +34,8 @@ TAMPER_PATTERNS = {
     r"display_formatter|\.displayhook\s*=|display_pub": "hijacks the display formatter",
     r"sys\.modules\s*\[[^]]*\]\s*=": "replaces modules in sys.modules",
     r"\bbuiltins\.\w+\s*=|__builtins__\s*\[": "replaces built-in functions",
-    r"\b(numpy|np)(\.testing)?\.(isclose|allclose|array_equal|assert_\w+)\s*=": "monkeypatches numpy",
+    r"\b(numpy|np)(\.testing)?\.(isclose|allclose|array_equal|assert_\w+)\s*=":
+        "monkeypatches numpy",
 }
 
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
@@ -260,7 +262,8 @@ def uses_reference(source):
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "mlcourse_utils"
                                                 for a in node.names):
             return True
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "mlcourse_utils":
+        if isinstance(node, ast.ImportFrom) and \
+                (node.module or "").split(".")[0] == "mlcourse_utils":
             return True
         if isinstance(node, ast.Name) and node.id == "mlcourse_utils":
             return True
@@ -286,12 +289,14 @@ def _static_checks(cells):
 
 #: Largest notebook file accepted from a student.
 def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
-                   hidden=(), student_timeout=None):
+                   hidden=(), student_timeout=None, secret=None):
     """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
 
     ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
     ``student_timeout`` is the student's total budget in seconds (default
-    ``DEFAULT_BUDGET_FACTOR * timeout``).
+    ``DEFAULT_BUDGET_FACTOR * timeout``). ``secret`` (bytes) seeds the hidden tests' random
+    inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
+    seed. It never leaves this process.
     """
     start = time.monotonic()
     result = GradeResult(student, assignment.name)
@@ -360,7 +365,7 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
             session.warnings = []
             session.deadline = time.monotonic() + timeout
             try:
-                with np.errstate(all="ignore"):
+                with np.errstate(all="ignore"), hidden_inputs(secret, student):
                     exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
                 tr.earned = test.points
             except _Fatal as exc:

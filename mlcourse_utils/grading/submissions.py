@@ -89,7 +89,8 @@ def find_submissions(name, submissions, notebook):
         student = student_id(entry.name)
         nested = folder / name
         if nested.is_symlink():
-            found[student] = Refused(f"the folder {name}/ is a symbolic link, which is not accepted")
+            found[student] = Refused(
+                f"the folder {name}/ is a symbolic link, which is not accepted")
             continue
         candidates = [folder / notebook, nested / notebook]
         path = next((c for c in candidates if c.is_symlink() or c.exists()), None)
