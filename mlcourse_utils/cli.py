@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
+
+
+#: What each command needs beyond the base install, and the extra that provides it.
+_EXTRAS = {"build": ("book", "jupyter_book"), "release": ("grading", "nbgrader"),
+           "grade": ("grading", "nbgrader"), "grade-merge": ("grading", "nbgrader")}
+
+
+def _missing_extra(command):
+    """One line saying what to install when ``command`` needs an extra that is not installed."""
+    extra, module = _EXTRAS.get(command, (None, None))
+    if extra is None or importlib.util.find_spec(module) is not None:
+        return None
+    return (f"mlcourse {command} needs the course's {extra} tools, which are not installed: "
+            f"pip install 'mlcourse_utils[{extra}]' (or run `make`, which installs everything)")
 
 
 def _cmd_build(args):
@@ -151,6 +166,10 @@ def main(argv=None):
 
     skip_slow_optional_imports()
     args = make_parser().parse_args(argv)
+    missing = _missing_extra(args.command)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except subprocess.CalledProcessError as exc:

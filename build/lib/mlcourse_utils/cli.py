@@ -1,0 +1,182 @@
+"""The ``mlcourse`` command: build the website, release, grade and check assignments."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+
+
+#: What each command needs beyond the base install, and the extra that provides it.
+_EXTRAS = {"build": ("book", "jupyter_book"), "release": ("grading", "nbgrader"),
+           "grade": ("grading", "nbgrader"), "grade-merge": ("grading", "nbgrader")}
+
+
+def _missing_extra(command):
+    """One line saying what to install when ``command`` needs an extra that is not installed."""
+    extra, module = _EXTRAS.get(command, (None, None))
+    if extra is None or importlib.util.find_spec(module) is not None:
+        return None
+    return (f"mlcourse {command} needs the course's {extra} tools, which are not installed: "
+            f"pip install 'mlcourse_utils[{extra}]' (or run `make`, which installs everything)")
+
+
+def _cmd_build(args):
+    from ._book import BuildError, build_book
+
+    edition = "instructor" if args.instructor else "student"
+    try:
+        html = build_book(instructor=args.instructor, out=args.out)
+    except BuildError as exc:
+        print(f"mlcourse build: {exc}", file=sys.stderr)
+        return 1
+    print(f"built the {edition} edition into {html}{os.sep}; open {html / 'index.html'}")
+    return 0
+
+
+def _cmd_release(args):
+    from .grading.release import release
+
+    try:
+        release(args.names or None)
+    except (RuntimeError, FileNotFoundError) as exc:
+        print(f"mlcourse release: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_grade(args):
+    from .grading.batch import grade_class, parse_shard, read_secret
+
+    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
+            (args.student_timeout is not None and args.student_timeout <= 0):
+        print("mlcourse grade: --jobs, --timeout, --student-timeout and --memory must be positive",
+              file=sys.stderr)
+        return 2
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+        secret = read_secret(args.secret_file) if args.secret_file else None
+        assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
+                                          timeout=args.timeout, memory_mb=args.memory,
+                                          student_timeout=args.student_timeout, shard=shard,
+                                          secret=secret)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse grade: {exc}", file=sys.stderr)
+        return 1
+    total = assignment.max_score
+    print(f"graded {len(results)} submissions of {args.name} (max {total:g} autograded points); "
+          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/")
+    return 0
+
+
+def _cmd_grade_merge(args):
+    from .grading.batch import merge_outputs
+
+    try:
+        assignment, results = merge_outputs(args.outs, args.out)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse grade-merge: {exc}", file=sys.stderr)
+        return 1
+    print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
+          f"into {args.out}")
+    return 0
+
+
+def _cmd_check(args):
+    from .grading.selfcheck import check_notebook
+
+    try:
+        tests, other = check_notebook(args.notebook, timeout=args.timeout)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"mlcourse check: {exc}", file=sys.stderr)
+        return 1
+    labels = {"passed": "ok    ", "failed": "FAIL  ", "hidden": "hidden"}
+    for t in tests:
+        print(f"  {labels[t.status]}  {t.grade_id}" + (f": {t.message}" if t.message else ""))
+    for gid, msg in other:
+        print(f"  error in {gid}: {msg}")
+    count = {s: sum(t.status == s for t in tests) for s in labels}
+    print(f"{count['passed']} passed, {count['failed']} failed, {count['hidden']} hidden "
+          "(hidden tests run when your notebook is graded)")
+    return 0 if not count["failed"] else 1
+
+
+def make_parser():
+    from .grading.session import DEFAULT_BUDGET_FACTOR
+    parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("build", help="build the course website")
+    p.add_argument(
+        "--instructor",
+        action="store_true",
+        help="instructor edition: show in-text solutions, teaching notes and the solution "
+        "notebooks",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder; the HTML goes to DIR/html (default: _build for the student edition, "
+        "_build/instructor for the instructor edition)",
+    )
+    p.set_defaults(func=_cmd_build)
+    p = sub.add_parser("release",
+                       help="regenerate exercises/ from solutions/ (after checking them)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
+    p.set_defaults(func=_cmd_release)
+
+    p = sub.add_parser("grade", help="autograde every student's submission in a folder")
+    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one subfolder per student holding the notebook")
+    p.add_argument("--out", required=True, metavar="DIR", help="where grades and feedback go")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit per cell and per test (default 60)")
+    p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
+                   help="total time for one student: start-up, cells, tests and re-runs after "
+                        f"crashes (default {DEFAULT_BUDGET_FACTOR} x --timeout)")
+    p.add_argument("--memory", type=int, default=4096, metavar="MB",
+                   help="memory limit of each student's sandbox, shared memory included "
+                        "(default 4096)")
+    p.add_argument("--secret-file", default=None, metavar="PATH",
+                   help="a file with the term's grading secret: hidden tests draw each student's "
+                        "inputs from it (without it: the public development seed)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="grade only the K-th of N deterministic slices of the class (for a "
+                        "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
+    p.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("grade-merge", help="join the output folders of `grade --shard K/N` runs")
+    p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
+    p.set_defaults(func=_cmd_grade_merge)
+
+    p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
+    p.add_argument("notebook", metavar="NOTEBOOK")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    p.set_defaults(func=_cmd_check)
+    return parser
+
+
+def main(argv=None):
+    from ._imports import skip_slow_optional_imports
+
+    skip_slow_optional_imports()
+    args = make_parser().parse_args(argv)
+    missing = _missing_extra(args.command)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except subprocess.CalledProcessError as exc:
+        print(f"mlcourse {args.command}: {exc.cmd[0]} failed with exit status {exc.returncode}",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

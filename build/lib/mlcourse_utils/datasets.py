@@ -1,0 +1,164 @@
+"""The course's data sets: the seed lectures' worked examples, and loaders for real data.
+
+Everything here is either written out in the lectures or shipped with an installed package
+(scikit-learn's bundled data sets). Nothing is downloaded at run time. Where a lecture gives
+only counts (the lobsters), the values are synthesised with a fixed seed, so every build of the
+book shows the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "COIN_SEQUENCE",
+    "coin_sequence",
+    "coin_flips",
+    "toronto_march_temperatures",
+    "spam_ham_table",
+    "lobster_sizes",
+    "line_with_outliers",
+    "load_iris",
+    "load_wine",
+    "load_breast_cancer",
+    "load_diabetes",
+    "load_digits_binary",
+]
+
+#: The twelve flips of the maximum-likelihood chapter: 8 heads and 4 tails.
+COIN_SEQUENCE = "HTHHHTHHTHTH"
+
+
+def coin_sequence():
+    """The lecture's coin flips as a string of 'H' and 'T' (chapter "Maximum likelihood")."""
+    return COIN_SEQUENCE
+
+
+def coin_flips():
+    """The same flips as a 0/1 integer array, 1 for heads."""
+    return np.array([1 if c == "H" else 0 for c in COIN_SEQUENCE], dtype=np.int64)
+
+
+def toronto_march_temperatures():
+    """Five March days in Toronto: columns are the daily high and low in °C, shape (5, 2)."""
+    return np.array(
+        [[-2.5, -7.5], [-9.9, -14.9], [-12.1, -17.5], [-8.9, -13.9], [-6.0, -11.1]]
+    )
+
+
+def spam_ham_table():
+    """The lecture's eleven e-mails with two binary word features ("pill", "meeting").
+
+    Returns
+    -------
+    X : ndarray of int, shape (11, 2)
+        1 when the word occurs in the e-mail.
+    y : ndarray of str, shape (11,)
+        'ham' (6 e-mails) or 'spam' (5 e-mails).
+    feature_names : list of str
+    """
+    rows = [
+        (1, 1, "spam"), (1, 0, "spam"), (1, 1, "ham"), (1, 1, "ham"), (0, 1, "ham"),
+        (0, 1, "ham"), (0, 1, "ham"), (0, 0, "spam"), (1, 0, "spam"), (0, 0, "spam"),
+        (0, 0, "ham"),
+    ]
+    X = np.array([r[:2] for r in rows], dtype=np.int64)
+    y = np.array([r[2] for r in rows])
+    return X, y, ["pill", "meeting"]
+
+
+def lobster_sizes(seed=311):
+    """One-feature lobster data: 20 lobsters that died (label 0) and 30 that survived (label 1).
+
+    The lecture gives only the counts, so the sizes (carapace length in mm) are drawn with a
+    fixed seed from N(71, 5²) for those that died and N(79, 5²) for those that survived.
+
+    Returns
+    -------
+    x : ndarray, shape (50,)
+    y : ndarray of int, shape (50,)
+    """
+    rng = np.random.default_rng(seed)
+    died = rng.normal(71.0, 5.0, size=20)
+    survived = rng.normal(79.0, 5.0, size=30)
+    x = np.round(np.concatenate([died, survived]), 1)
+    y = np.concatenate([np.zeros(20, dtype=np.int64), np.ones(30, dtype=np.int64)])
+    return x, y
+
+
+def line_with_outliers(n=30, n_outliers=4, seed=0):
+    """Points near the line y = 1 + 2x with Gaussian noise, plus a few gross outliers.
+
+    Used to compare least squares (Gaussian noise) with least absolute deviations (Laplace
+    noise). Returns ``(x, y)``, both of shape (n,); the last ``n_outliers`` points are the
+    outliers.
+    """
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.uniform(0.0, 5.0, size=n))
+    y = 1.0 + 2.0 * x + rng.normal(0.0, 0.5, size=n)
+    idx = np.argsort(x)[-n_outliers:]
+    y[idx] -= rng.uniform(8.0, 12.0, size=n_outliers)
+    order = np.r_[np.setdiff1d(np.arange(n), idx), idx]
+    return x[order], y[order]
+
+
+def _sklearn_loader(name):
+    from sklearn import datasets as skd
+
+    return getattr(skd, name)()
+
+
+def load_iris():
+    """Iris (150 flowers, 4 features, 3 species), shipped with scikit-learn. Returns a Bunch."""
+    return _sklearn_loader("load_iris")
+
+
+def load_wine():
+    """Wine (178 wines, 13 features, 3 cultivars), shipped with scikit-learn. Returns a Bunch."""
+    return _sklearn_loader("load_wine")
+
+
+def load_breast_cancer():
+    """Breast cancer Wisconsin (569 samples, 30 features, 2 classes), shipped with scikit-learn."""
+    return _sklearn_loader("load_breast_cancer")
+
+
+def load_diabetes():
+    """Diabetes regression data (442 patients, 10 features), shipped with scikit-learn."""
+    return _sklearn_loader("load_diabetes")
+
+
+def load_digits_binary(threshold=8):
+    """scikit-learn's 8×8 handwritten digits with pixels binarised (intensity > threshold).
+
+    Returns
+    -------
+    X : ndarray of int, shape (1797, 64)
+        0/1 pixels.
+    y : ndarray of int, shape (1797,)
+        The digit, 0–9.
+    """
+    bunch = _sklearn_loader("load_digits")
+    return (bunch.data > threshold).astype(np.int64), bunch.target.astype(np.int64)
+
+
+# --- Information theory and MDL ---
+
+__all__ += ["zen_of_python"]
+
+
+def zen_of_python():
+    """The Zen of Python (Tim Peters), the text that the standard library's ``this`` module ships.
+
+    ``this`` stores the text ROT13-encoded in ``this.s`` and prints it when first imported;
+    the import happens here with the output captured, so nothing is printed. Returns the
+    decoded text: a title line, a blank line and 19 aphorisms.
+    """
+    import codecs
+    import contextlib
+    import importlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        this = importlib.import_module("this")
+    return codecs.decode(this.s, "rot13")

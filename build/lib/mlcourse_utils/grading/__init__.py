@@ -1,0 +1,41 @@
+"""Grading. This module is what assignment test cells import: the check helpers.
+
+    from mlcourse_utils.grading import check_close, check_against_reference, Case, hidden_rng
+
+The grader behind ``mlcourse grade`` lives in the submodules, one job each (dependencies point
+one way: batch → session → sandbox → protocol; everyone → notebook):
+
+    checks       the helpers test cells call (re-exported here)
+    protocol     messages between grader and sandbox: plain-data codec, limits, clean text
+    notebook     the one reader of nbgrader metadata and markers
+    submissions  a class's submissions read as data (links, sizes, student ids)
+    cgroups      per-student memory, process and CPU limits
+    sandbox      starting one student's sandboxed process and talking to it (runner.py inside)
+    session      grading one notebook: cells in the sandbox, tests in the grader, reasons
+    batch        grading a class: jobs, progress, the output folder
+    report       grades.csv, task_scores.csv and the feedback pages (templates/feedback.html)
+    gradebook    nbgrader's gradebook.db and the sanitised autograded/ copies
+    release      regenerating exercises/ with nbgrader; selfcheck: ``mlcourse check``
+"""
+
+from .checks import (
+    Case,
+    RemoteError,
+    check_against_reference,
+    check_close,
+    check_equal,
+    check_raises,
+    hidden_inputs,
+    hidden_rng,
+)
+
+__all__ = [
+    "Case",
+    "RemoteError",
+    "check_against_reference",
+    "check_close",
+    "check_equal",
+    "check_raises",
+    "hidden_inputs",
+    "hidden_rng",
+]

@@ -1,0 +1,186 @@
+"""The one reader of nbgrader metadata and markers: answer, test, manual and setup cells.
+
+Every question "what kind of cell is this?" is answered here (as nbgrader answers it in
+``nbgrader/utils.py``), for the grader, the release and self-check tools and the book.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+
+def find_course_root(start=None):
+    """The folder holding ``nbgrader_config.py`` (searched upward from ``start`` or cwd)."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "nbgrader_config.py").exists() and (folder / "solutions").is_dir():
+            return folder
+    fallback = Path(__file__).resolve().parents[2]  # the repository of an editable install
+    if (fallback / "solutions").is_dir():
+        return fallback
+    raise FileNotFoundError("no course folder (with nbgrader_config.py and solutions/) found")
+
+
+@dataclasses.dataclass
+class TestCell:
+    """One autograded test cell of a source notebook and the task (answer cell) it tests."""
+
+    grade_id: str
+    task: str
+    points: float
+    source: str
+    description: str
+
+
+@dataclasses.dataclass
+class Assignment:
+    """What the grader needs from a source notebook."""
+
+    name: str
+    notebook: str                     # file name, e.g. "mle.ipynb"
+    tasks: list[str]                  # answer cells' grade_ids, in order
+    tests: list[TestCell]
+    setup: list[str]                  # sources of the instructor's plain code cells
+    manual: list[tuple[str, float]]   # manually graded cells: (grade_id, points)
+    visible_sources: dict[str, str]   # test grade_id -> what students see of it
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.points for t in self.tests)
+
+    def task_max(self, task: str) -> float:
+        return sum(t.points for t in self.tests if t.task == task)
+
+
+def nbgrader_meta(cell):
+    """A cell's nbgrader metadata as a dict whose ``grade_id`` is a string or absent."""
+    meta = cell.get("metadata", {})
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        return {}
+    if "grade_id" in meta and not isinstance(meta["grade_id"], str):
+        meta = {k: v for k, v in meta.items() if k != "grade_id"}
+    return meta
+
+
+def is_test_cell(cell):
+    """An autograded test cell: code, graded, not a solution."""
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.get("cell_type") == "code"
+
+
+def is_answer_cell(cell):
+    """An autograded answer cell: code, a solution, not graded itself (its tests are)."""
+    meta = nbgrader_meta(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("solution")) and not meta.get("grade")
+
+
+def is_manual_cell(cell):
+    """A manually graded answer (a derivation): graded and a solution."""
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
+def grade_id(cell):
+    """The cell's nbgrader ``grade_id`` (a string), or None."""
+    return nbgrader_meta(cell).get("grade_id")
+
+
+def points(cell):
+    """The points of a graded cell (0.0 when absent or not a number)."""
+    value = nbgrader_meta(cell).get("points", 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+# nbgrader's delimiters (its defaults): whole lines, in code and Markdown cells.
+_MARKER = re.compile(
+    r"^[ \t]*(?:#+[ \t]*)?(?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*$"
+    r"|^[ \t]*=+[ \t]*(?:BEGIN|END) MARK SCHEME[ \t]*=+[ \t]*$"
+)
+
+
+def strip_nbgrader_markers(source):
+    """Remove nbgrader's marker lines (``### BEGIN SOLUTION`` and friends), keep the content."""
+    lines = source.splitlines(keepends=True)
+    kept = [line for line in lines if not _MARKER.match(line.rstrip("\r\n"))]
+    return "".join(kept).rstrip("\n")
+
+
+def strip_hidden_tests(source):
+    """The part of a test cell that students see (hidden-test blocks removed)."""
+    out, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == HIDDEN_BEGIN:
+            hidden = True
+        elif line.strip() == HIDDEN_END:
+            hidden = False
+        elif not hidden:
+            out.append(line)
+    return "\n".join(out).rstrip()
+
+
+def _docstring(source):
+    """First line of a cell's docstring (what a test cell checks), or ''."""
+    try:
+        doc = ast.get_docstring(ast.parse(source)) or ""
+    except SyntaxError:
+        return ""
+    return doc.strip().split("\n", 1)[0]
+
+
+def cell_source(cell):
+    """A cell's source as one string (nbformat allows a list of lines; anything else is '')."""
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return source if isinstance(source, str) else ""
+
+
+def read_notebook_cells(data):
+    """Cells of a version-4 notebook given as bytes or text (plain JSON: fast, no validation).
+
+    Raises ValueError with a short reason when the content is not a notebook.
+    """
+    nb = json.loads(data)
+    if not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
+        raise ValueError("not a Jupyter notebook of format version 4")
+    cells = [c for c in nb["cells"] if isinstance(c, dict)]
+    for c in cells:
+        if not isinstance(c.get("metadata", {}), dict):
+            c["metadata"] = {}
+    return cells
+
+
+def load_assignment(name, root=None):
+    """Read ``solutions/NAME/NAME.ipynb`` into an :class:`Assignment`."""
+    root = Path(root) if root else find_course_root()
+    path = root / "solutions" / name / f"{name}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb for "
+                                f"assignment {name!r}")
+    tasks, tests, setup, manual, visible = [], [], [], [], {}
+    for cell in read_notebook_cells(path.read_bytes()):
+        gid = grade_id(cell)
+        source = cell_source(cell)
+        if is_answer_cell(cell):
+            tasks.append(gid)
+        elif is_test_cell(cell):
+            owner = max((t for t in tasks if gid == f"test_{t}" or gid.startswith(f"test_{t}_")),
+                        key=len, default=None)
+            if owner is None:
+                raise ValueError(
+                    f"test cell {gid!r} in {path.name} follows no answer cell it names")
+            tests.append(TestCell(gid, owner, points(cell), source, _docstring(source) or gid))
+            visible[gid] = strip_hidden_tests(source)
+        elif is_manual_cell(cell):
+            manual.append((gid, points(cell)))
+        elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution"):
+            setup.append(source)
+    return Assignment(name, path.name, tasks, tests, setup, manual, visible)

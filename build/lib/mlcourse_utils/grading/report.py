@@ -1,0 +1,97 @@
+"""What grading writes: grades.csv, task_scores.csv, the feedback pages and results.json."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import json
+from pathlib import Path
+
+from .session import GradeResult, TestResult
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(value):
+    """A text cell a spreadsheet shows as text: a leading =, +, -, @ or tab is quoted with '."""
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def write_csvs(results, assignment, out):
+    """``out/grades.csv`` and ``out/task_scores.csv``: a row per student (and task), sorted."""
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "score", "max_score"])
+        for student in sorted(results):
+            w.writerow([csv_text(student), assignment.name, _fmt(results[student].score),
+                        _fmt(assignment.max_score)])
+    with open(out / "task_scores.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "task", "score", "max_score"])
+        for student in sorted(results):
+            for task in assignment.tasks:
+                w.writerow([csv_text(student), assignment.name, task,
+                            _fmt(results[student].task_score(task)),
+                            _fmt(assignment.task_max(task))])
+
+
+@dataclasses.dataclass
+class Results:
+    """What ``results.json`` holds: the assignment's name and every student's result."""
+
+    name: str
+    results: dict[str, GradeResult]
+
+
+def write_results(results, assignment, out):
+    """``out/results.json``: every student's full result, for tools (merging shards, exports)."""
+    data = {"assignment": assignment.name,
+            "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
+    (Path(out) / "results.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
+                                            encoding="utf-8")
+
+
+def read_results(out):
+    """Read ``out/results.json`` back (ValueError when it is missing or not ours)."""
+    path = Path(out) / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = {}
+        for student, r in data["students"].items():
+            r = dict(r)
+            r["tests"] = [TestResult(**t) for t in r["tests"]]
+            r["cell_errors"] = [tuple(e) for e in r["cell_errors"]]
+            results[student] = GradeResult(**r)
+        return Results(data["assignment"], results)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a results file written by `mlcourse grade` ({exc})") \
+            from None
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+@functools.lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters["points"] = _fmt
+    return env.get_template("feedback.html")
+
+
+def write_feedback(result, assignment, path):
+    """One self-contained HTML page for a student: every task, each failing test in words.
+
+    Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
+    printed or raised appears as text.
+    """
+    page = _template().render(result=result, assignment=assignment,
+                              notes=list(dict.fromkeys(result.notes)),
+                              output=result.output[-5000:] if result.output.strip() else "")
+    Path(path).write_text(page, encoding="utf-8")

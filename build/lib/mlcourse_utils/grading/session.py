@@ -1,0 +1,402 @@
+"""Grading one notebook: its cells run in a sandbox, its tests in the grader, with reasons.
+
+The student's code cells run in a :class:`~.sandbox.Sandbox`; the *source* notebook's test
+cells run here, in the grader, with each answer function's name bound to a proxy that calls the
+student's function in the sandbox and gets plain data back. A test cell earns its points when
+it raises nothing. Failures cost only what they cost: a cell or call that stalls, dies or breaks
+the protocol is skipped and the sandbox restarted (cells replayed), within a per-request time
+limit and a total budget per student.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import time
+
+import numpy as np
+
+from .checks import hidden_inputs
+from .notebook import cell_source, grade_id, is_test_cell, read_notebook_cells
+from .protocol import RemoteError, SandboxError, clean_text
+from .sandbox import Sandbox
+from .submissions import Refused, read_submitted_file
+
+#: The default total budget of a student (``--student-timeout``) is this many ``--timeout``s.
+DEFAULT_BUDGET_FACTOR = 10
+#: Patterns that show an attempt to interfere with grading (reported; they earn nothing anyway).
+#: Honest answers have no reason to touch these, so the feedback names them (they earn nothing
+#: either way: the verdict is reached outside the student's process).
+TAMPER_PATTERNS = {
+    r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
+    r"\.run_code\b|\.run_cell\b|\.run_ast_nodes\b": "patches IPython's execution",
+    r"display_formatter|\.displayhook\s*=|display_pub": "hijacks the display formatter",
+    r"sys\.modules\s*\[[^]]*\]\s*=": "replaces modules in sys.modules",
+    r"\bbuiltins\.\w+\s*=|__builtins__\s*\[": "replaces built-in functions",
+    r"\b(numpy|np)(\.testing)?\.(isclose|allclose|array_equal|assert_\w+)\s*=":
+        "monkeypatches numpy",
+}
+
+DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
+              "write the function yourself")
+
+
+@dataclasses.dataclass
+class TestResult:
+    """One test cell's outcome for one student."""
+
+    grade_id: str
+    task: str
+    points: float
+    earned: float
+    description: str
+    message: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class GradeResult:
+    """One student's grading: every test's outcome and the reasons and remarks for the feedback."""
+
+    student: str
+    assignment: str
+    tests: list[TestResult] = dataclasses.field(default_factory=list)
+    reasons: dict[str, str] = dataclasses.field(default_factory=dict)  # task -> why points withheld
+    notes: list[str] = dataclasses.field(default_factory=list)         # notebook-level remarks
+    cell_errors: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    cell_warnings: list[str] = dataclasses.field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+
+    def task_score(self, task: str) -> float:
+        return sum(t.earned for t in self.tests if t.task == task)
+
+    @property
+    def score(self) -> float:
+        return sum(t.earned for t in self.tests)
+
+    @classmethod
+    def zero(cls, student: str, assignment, reason: str) -> GradeResult:
+        """Zero for every test of ``assignment``, with ``reason`` for every task."""
+        result = cls(student, assignment.name)
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
+        result.reasons = dict.fromkeys(assignment.tasks, reason)
+        return result
+
+
+class _Fatal(Exception):
+    """The sandbox died or timed out during a test cell."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Session:
+    """A student's sandbox with restart-on-failure, per-request deadlines and a total budget.
+
+    Every request gets the earlier of two deadlines: ``timeout`` from now (per cell, per test
+    cell) and the end of the student's budget (``student_timeout`` from the session's start),
+    which covers starting the process, running the cells, running the tests and re-running
+    cells after restarts. Once the budget is spent, every request fails at once with kind
+    ``"budget"``.
+    """
+
+    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4):
+        self.cells = cells  # list of (index, source, task or None)
+        self.hidden = hidden
+        self.memory_mb = memory_mb
+        self.timeout = timeout
+        self.student_timeout = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
+        self.budget_end = time.monotonic() + self.student_timeout
+        self.max_restarts = max_restarts
+        self.restarts = -1
+        self.skip = set()
+        self.sandbox = None
+        self.deadline = None
+        self.current_task = None
+        self.delegated = set()
+        self.delegation_cells = set()
+        self.cell_errors = {}
+        self.executed = set()
+        self.cell_warnings = []
+        self.warnings = []
+        self.outputs = []
+
+    def _drain_events(self, task=None, cell=None):
+        for event in self.sandbox.events:
+            if event == "delegation":
+                if task is not None:
+                    self.delegated.add(task)
+                elif cell is not None:
+                    self.delegation_cells.add(cell)
+        self.sandbox.events.clear()
+
+    def _check_budget(self):
+        if time.monotonic() >= self.budget_end:
+            raise SandboxError("budget", "used up its total grading time")
+
+    def _budget_kind(self, exc):
+        """A timeout that ends at the budget's end is the budget's, not the cell's."""
+        if exc.kind == "timeout" and time.monotonic() >= self.budget_end - 0.05:
+            return SandboxError("budget", "used up its total grading time")
+        return exc
+
+    def ensure(self):
+        """Make sure a sandbox runs with every cell executed: start it, or restart and replay.
+
+        A cell that kills, stalls or breaks the process is skipped from then on (with its
+        reason), and the process restarts; at most ``max_restarts`` restarts, all within the
+        student's budget.
+        """
+        while self.sandbox is None:
+            self._check_budget()
+            self.restarts += 1
+            if self.restarts > self.max_restarts:
+                raise SandboxError("died", "the notebook's process failed too many times")
+            box = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
+                          startup_timeout=max(self.timeout, 30))
+            try:
+                self.sandbox = box.start(deadline=self.budget_end)
+            except SandboxError as exc:
+                self.outputs.append(box.output())
+                box.kill()
+                raise self._budget_kind(exc) from None
+            for index, source, task in self.cells:
+                if index in self.skip:
+                    continue
+                try:
+                    error, warns = self.sandbox.exec_cell(source, self.timeout, self.budget_end)
+                except SandboxError as exc:
+                    exc = self._budget_kind(exc)
+                    self._collect_output()
+                    self.sandbox = None
+                    if exc.kind == "budget":
+                        raise exc from None
+                    self.skip.add(index)
+                    self.cell_errors[index] = _sandbox_reason(exc, self)
+                    break
+                self._drain_events(task=task, cell=index)
+                if index not in self.executed:  # report each cell once, whatever the restarts
+                    self.executed.add(index)
+                    if error is not None:
+                        self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
+                    self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
+
+    def call(self, name, args, kwargs):
+        try:
+            self.ensure()
+        except SandboxError as exc:
+            raise _Fatal(exc) from None
+        deadline = min(self.deadline, self.budget_end)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _Fatal(self._budget_kind(SandboxError("timeout", "timed out")))
+        try:
+            value, warns = self.sandbox.call(name, args, kwargs, left)
+        except RemoteError as exc:
+            self._drain_events(task=self.current_task)
+            self.warnings.extend(getattr(exc, "warnings", []))
+            raise
+        except SandboxError as exc:
+            self._collect_output()
+            self.sandbox = None
+            raise _Fatal(self._budget_kind(exc)) from None
+        self._drain_events(task=self.current_task)
+        self.warnings.extend(warns)
+        return value
+
+    def _collect_output(self):
+        if self.sandbox is not None:
+            self.outputs.append(self.sandbox.output())
+            self.sandbox.kill()
+
+    def close(self):
+        self._collect_output()
+        self.sandbox = None
+
+
+def _sandbox_reason(exc, session):
+    if exc.kind == "timeout":
+        return f"timed out after {session.timeout:g} s (the time limit per cell and per test)"
+    if exc.kind == "budget":
+        return (f"the notebook used up its total grading time of {session.student_timeout:g} s "
+                "(cells, tests and re-runs after crashes); the remaining tests were not run")
+    if exc.kind == "memory":
+        return f"the notebook's process {exc}"
+    if exc.kind == "died":
+        hint = (f"; it may have exceeded the memory limit of {session.memory_mb} MB"
+                if "signal" in str(exc) else "")
+        return f"the notebook's process died: it {exc}{hint}"
+    return f"grading of this task stopped: {exc}"
+
+
+class _StudentFunction:
+    def __init__(self, session, name):
+        self._session = session
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._session.call(self.__name__, args, kwargs)
+        except RemoteError as exc:
+            if exc.exc_type == "MemoryError":
+                exc.message = (exc.message + " " if exc.message else "") + \
+                    f"(memory limit {self._session.memory_mb} MB)"
+            raise
+
+
+def uses_reference(source):
+    """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
+
+    Disguised imports (``importlib.import_module("ml" + "course_utils")``) are caught at run
+    time by the sandbox's decoy package instead.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (magics): fall back to import lines
+        return re.search(r"^\s*(from|import)\s+mlcourse_utils\b", source, re.MULTILINE) is not None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "mlcourse_utils"
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and \
+                (node.module or "").split(".")[0] == "mlcourse_utils":
+            return True
+        if isinstance(node, ast.Name) and node.id == "mlcourse_utils":
+            return True
+    return False
+
+
+def _static_checks(cells):
+    """Delegation per task and tampering notes, read from the submitted sources."""
+    delegated, notes = set(), []
+    for index, source, task in cells:
+        if uses_reference(source):
+            if task is not None:
+                delegated.add(task)
+            else:
+                notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
+                             "while grading")
+        for pattern, what in TAMPER_PATTERNS.items():
+            if re.search(pattern, source):
+                notes.append(f"cell {index + 1} {what}: tampering detected (it has no effect on "
+                             "grading, which runs outside your notebook)")
+    return delegated, notes
+
+
+#: Largest notebook file accepted from a student.
+def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
+                   hidden=(), student_timeout=None, secret=None):
+    """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
+
+    ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
+    ``student_timeout`` is the student's total budget in seconds (default
+    ``DEFAULT_BUDGET_FACTOR * timeout``). ``secret`` (bytes) seeds the hidden tests' random
+    inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
+    seed. It never leaves this process.
+    """
+    start = time.monotonic()
+    result = GradeResult(student, assignment.name)
+
+    def zero_all(reason):
+        zero = GradeResult.zero(student, assignment, reason)
+        zero.notes = result.notes
+        zero.seconds = time.monotonic() - start
+        return zero
+
+    if path is None:
+        return zero_all("no notebook was submitted")
+    if isinstance(path, Refused):
+        return zero_all(path.reason)
+    try:
+        cells_in = read_notebook_cells(read_submitted_file(path))
+    except Exception as exc:  # noqa: BLE001 (any unreadable file is a zero with a reason)
+        detail = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        return zero_all(f"the notebook could not be read ({clean_text(detail, 200)})")
+
+    test_ids = {t.grade_id for t in assignment.tests}
+    cells = []
+    for index, cell in enumerate(cells_in):
+        if cell.get("cell_type") != "code":
+            continue
+        gid = grade_id(cell)
+        source = cell_source(cell)
+        if gid in test_ids or is_test_cell(cell):
+            if gid in assignment.visible_sources and \
+                    source.strip() != assignment.visible_sources[gid].strip():
+                result.notes.append(f"test cell {gid} was changed: tampering detected (the "
+                                    "grader runs the original tests)")
+            continue
+        task = gid if gid in assignment.tasks else None
+        cells.append((index, source, task))
+
+    delegated, notes = _static_checks(cells)
+    result.notes.extend(notes)
+    session = _Session(cells, hidden, memory_mb, timeout, student_timeout)
+    failed_fatally = {}
+    spent = None  # the reason, once the student's total budget is used up
+    try:
+        try:
+            session.ensure()
+        except SandboxError as exc:
+            return zero_all(_sandbox_reason(exc, session))
+        for test in assignment.tests:
+            tr = TestResult(test.grade_id, test.task, test.points, 0.0, test.description)
+            result.tests.append(tr)
+            if test.task in delegated or test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+                continue
+            if spent:
+                tr.message = spent
+                result.reasons.setdefault(test.task, spent)
+                continue
+            if test.task in failed_fatally:
+                tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
+                continue
+            namespace = {"__name__": "__mlcourse_test__"}
+            for source in assignment.setup:
+                exec(compile(source, "<setup>", "exec"), namespace)  # instructor code only
+            for task in assignment.tasks:
+                namespace[task] = _StudentFunction(session, task)
+            session.current_task = test.task
+            session.warnings = []
+            session.deadline = time.monotonic() + timeout
+            try:
+                with np.errstate(all="ignore"), hidden_inputs(secret, student):
+                    exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
+                tr.earned = test.points
+            except _Fatal as exc:
+                tr.message = _sandbox_reason(exc.error, session)
+                failed_fatally[test.task] = tr.message
+                result.reasons[test.task] = tr.message
+                if exc.error.kind == "budget":
+                    spent = tr.message
+            except AssertionError as exc:
+                tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
+            except RemoteError as exc:
+                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
+            except Exception as exc:  # noqa: BLE001
+                tr.message = ("the result could not be checked "
+                              f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
+            tr.warnings = sorted(set(session.warnings))[:10]
+            if test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+        # A delegation seen late (e.g. in a later call) still voids the whole task.
+        for tr in result.tests:
+            if tr.task in session.delegated or tr.task in delegated:
+                tr.earned = 0.0
+                result.reasons[tr.task] = DELEGATION
+    finally:
+        session.close()
+    for index in sorted(session.delegation_cells):
+        result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
+                            "while grading")
+    result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
+    result.cell_warnings = session.cell_warnings[:20]
+    result.output = "\n".join(o for o in session.outputs if o.strip())[-20000:]
+    result.seconds = time.monotonic() - start
+    return result
+
