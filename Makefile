@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book instructor test release clean
+.PHONY: book instructor test test-fast lint release clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ instructor: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# Everything but the slow tests (book builds, grading batches, fresh installs): seconds, not minutes.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not slow"
 
 release: $(STAMP)
 	$(BIN)/mlcourse release

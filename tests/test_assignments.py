@@ -185,16 +185,10 @@ class Batch:
         return (self.out / "feedback" / f"{student}.html").read_text()
 
 
-_BATCHES = {}
-
-
-@pytest.fixture(scope="module")
-def batches(tmp_path_factory):
-    def get(name):
-        if name not in _BATCHES:
-            _BATCHES[name] = Batch(name, tmp_path_factory.mktemp(name))
-        return _BATCHES[name]
-    return get
+@pytest.fixture
+def batches(graded_batch):
+    """``batches(name)``: the assignment's batch, graded once per test session."""
+    return lambda name: graded_batch(f"assignment-{name}", lambda tmp: Batch(name, tmp))
 
 
 def _group(*values):

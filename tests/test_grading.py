@@ -467,3 +467,71 @@ def test_sandbox_events_are_capped():
             box.call("probe", (), {}, 30)
     finally:
         box.kill()
+
+
+# ---------------------------------------------------------------- properties and the report
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+# Text without control characters and lone surrogates (decode cleans those: see above).
+_text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=20)
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**62, 2**62),
+                     st.floats(allow_nan=False), _text)
+_arrays = hnp.arrays(dtype=st.sampled_from([np.float64, np.int64, np.bool_, np.float32]),
+                     shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))
+_values = st.recursive(
+    st.one_of(_scalars, _arrays),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.lists(children, max_size=4).map(tuple),
+                               st.dictionaries(_text, children, max_size=3)),
+    max_leaves=12)
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape and \
+            np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b and type(a) is type(b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_values)
+def test_codec_round_trips_plain_data(value):
+    """What the grader sends arrives as the same plain data (types, dtypes and shapes kept)."""
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert _same(value, back)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6),
+       st.floats(min_value=-1e-7, max_value=1e-7))
+def test_check_close_tolerates_rounding_and_rejects_real_errors(x, noise):
+    check_close(x * (1 + noise), x, "f")                 # within rtol=1e-6
+    with pytest.raises(AssertionError):
+        check_close(x + 1e-3 + 1e-5 * abs(x), x, "f")    # beyond rtol and atol
+
+
+def test_feedback_page_escapes_and_explains(tmp_path):
+    from mlcourse_utils.grading.notebook import Assignment, TestCell
+    from mlcourse_utils.grading.report import write_feedback
+    from mlcourse_utils.grading.session import GradeResult, TestResult
+
+    a = Assignment("demo", "demo.ipynb", ["f"], [TestCell("test_f", "f", 2.0, "secret_code()",
+                                                          "f on the example")],
+                   [], [("derivation", 3.0)], {"test_f": ""})
+    r = GradeResult("<b>eve</b>", "demo")
+    r.tests = [TestResult("test_f", "f", 2.0, 0.0, "f on the example",
+                          message="f(1) should be 2, got <script>alert(1)</script>")]
+    r.reasons = {"f": "timed out after 6 s"}
+    r.output = "<img src=x onerror=alert(2)>"
+    path = tmp_path / "page.html"
+    write_feedback(r, a, path)
+    page = path.read_text()
+    assert "<script>" not in page and "<img" not in page and "<b>eve" not in page
+    assert "&lt;script&gt;" in page and "timed out after 6 s" in page
+    assert "0 / 2" in page and "derivation" in page and "secret_code" not in page

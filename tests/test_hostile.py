@@ -326,9 +326,9 @@ class HostileBatch:
         return (self.out / "feedback" / f"{student}.html").read_text()
 
 
-@pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    return HostileBatch(tmp_path_factory.mktemp("hostile"))
+@pytest.fixture
+def batch(graded_batch):
+    return graded_batch("hostile", HostileBatch)
 
 
 HONEST = [f"honest_{k}" for k in range(6)] + ["=1+2", "@SUM(A1)", "+cmd", "-2+3"]
