@@ -8,9 +8,30 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import json
 import re
+import threading
 from pathlib import Path
+
+#: CPython 3.11 and 3.12 can fail with "SystemError: AST constructor recursion depth mismatch"
+#: when ast.parse or compile run in several threads at once (python/cpython#106905, fixed in
+#: 3.13). The grader grades students in threads, so every parse and compile takes this lock.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(source):
+    """``ast.parse(source)``, safe to call from the grader's threads."""
+    with _PARSE_LOCK:
+        return ast.parse(source)
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_cell(source, filename):
+    """``compile(source, filename, "exec")`` of instructor code, once per source, thread-safe."""
+    with _PARSE_LOCK:
+        return compile(source, filename, "exec")
+
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
@@ -129,7 +150,7 @@ def strip_hidden_tests(source):
 def _docstring(source):
     """First line of a cell's docstring (what a test cell checks), or ''."""
     try:
-        doc = ast.get_docstring(ast.parse(source)) or ""
+        doc = ast.get_docstring(parse_python(source)) or ""
     except SyntaxError:
         return ""
     return doc.strip().split("\n", 1)[0]

@@ -6,7 +6,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
-from .notebook import cell_source, grade_id, is_test_cell
+from .notebook import cell_source, grade_id, is_test_cell, parse_python
 from .release import run_notebook
 
 
@@ -22,7 +22,7 @@ class TestStatus:
 def is_emptied_hidden_test(source):
     """Whether a release's test cell holds no code: its tests were hidden (run when graded)."""
     try:
-        body = ast.parse(source).body
+        body = parse_python(source).body
     except SyntaxError:
         return False
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \

@@ -18,7 +18,14 @@ import time
 import numpy as np
 
 from .checks import hidden_inputs
-from .notebook import cell_source, grade_id, is_test_cell, read_notebook_cells
+from .notebook import (
+    cell_source,
+    compile_cell,
+    grade_id,
+    is_test_cell,
+    parse_python,
+    read_notebook_cells,
+)
 from .protocol import RemoteError, SandboxError, clean_text
 from .sandbox import Sandbox
 from .submissions import Refused, read_submitted_file
@@ -255,7 +262,7 @@ def uses_reference(source):
     time by the sandbox's decoy package instead.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:  # IPython syntax (magics): fall back to import lines
         return re.search(r"^\s*(from|import)\s+mlcourse_utils\b", source, re.MULTILINE) is not None
     for node in ast.walk(tree):
@@ -358,7 +365,7 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
                 continue
             namespace = {"__name__": "__mlcourse_test__"}
             for source in assignment.setup:
-                exec(compile(source, "<setup>", "exec"), namespace)  # instructor code only
+                exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
             for task in assignment.tasks:
                 namespace[task] = _StudentFunction(session, task)
             session.current_task = test.task
@@ -366,7 +373,7 @@ def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_
             session.deadline = time.monotonic() + timeout
             try:
                 with np.errstate(all="ignore"), hidden_inputs(secret, student):
-                    exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
+                    exec(compile_cell(test.source, f"<{test.grade_id}>"), namespace)
                 tr.earned = test.points
             except _Fatal as exc:
                 tr.message = _sandbox_reason(exc.error, session)
