@@ -220,7 +220,7 @@ def soft_threshold(z, t):
     """
     z = as_float_array(z, "z")
     t = as_float(t, "t", low=0.0)
-    out = np.sign(z) * np.maximum(np.abs(z) - t, 0.0)
+    out = np.sign(z) * np.maximum(np.abs(z) - t, 0.0) + 0.0     # + 0.0 turns -0.0 into 0.0
     return float(out) if out.ndim == 0 else out
 
 
@@ -346,7 +346,7 @@ def _coordinate_descent(G, c, lam, w, tol, max_iter):
         largest = _cd_sweep(G, c_list, lam, w, q, coords)
         if coords is everything:
             if largest <= tol:
-                return np.array(w), sweep
+                return np.array(w) + 0.0, sweep      # + 0.0 turns -0.0 into 0.0
             coords, signs = [j for j in everything if w[j] != 0.0], None   # the active set
             continue
         previous, signs = signs, np.sign([w[j] for j in coords])
@@ -359,7 +359,7 @@ def _coordinate_descent(G, c, lam, w, tol, max_iter):
     warnings.warn(f"coordinate descent did not converge in {max_iter} sweeps (the last changed "
                   f"a weight by {largest:.3g} > tol = {tol:g}); increase max_iter or tol",
                   RuntimeWarning, stacklevel=3)
-    return np.array(w), max_iter
+    return np.array(w) + 0.0, max_iter
 
 
 def _lasso_gram(X, y):

@@ -505,3 +505,49 @@ def test_lasso_path_bad_input():
         lasso_path(X1, Y1, 0.5)
     with pytest.raises(ValueError, match="lams"):
         lasso_path(X1, Y1, [0.5, np.nan])
+
+
+# ---------------------------------------------------------------- plotting helpers (chapter)
+
+
+@pytest.mark.parametrize("p", [1, 2, np.inf])
+def test_norm_ball_points_lie_on_the_sphere_of_that_norm(p):
+    from mlcourse_utils.plotting import norm_ball
+
+    pts = norm_ball(p, radius=1.5, n_points=101)
+    assert pts.shape == (101, 2)
+    assert_allclose(np.linalg.norm(pts, ord=p, axis=1), 1.5, rtol=1e-12)
+    assert_allclose(pts[0], pts[-1], atol=1e-12)          # a closed curve
+    with pytest.raises(ValueError, match="p"):
+        norm_ball(3)
+
+
+def test_norm_ball_diamond_has_its_corners_on_the_axes():
+    """The L1 ball of radius 2 reaches (2, 0), (0, 2), (-2, 0), (0, -2) and no further."""
+    from mlcourse_utils.plotting import norm_ball
+
+    pts = norm_ball(1, radius=2.0, n_points=801)          # t = 0, pi/2, ... are on the grid
+    assert_allclose(np.abs(pts).max(axis=0), [2.0, 2.0], atol=1e-12)
+    for corner in ([2, 0], [0, 2], [-2, 0], [0, -2]):
+        assert np.min(np.linalg.norm(pts - corner, axis=1)) < 1e-12
+
+
+def test_plot_coefficient_paths_draws_one_line_per_feature():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mlcourse_utils.plotting import new_figure, plot_coefficient_paths
+
+    lams = np.array([10.0, 0.1, 1.0])
+    coefs = np.arange(3 * 10, dtype=float).reshape(3, 10)
+    fig, ax = new_figure()
+    lines = plot_coefficient_paths(ax, lams, coefs)
+    assert len(lines) == 10
+    assert_array_equal(lines[0].get_xdata(), [0.1, 1.0, 10.0])        # sorted by lambda
+    assert_array_equal(lines[0].get_ydata(), [10.0, 20.0, 0.0])
+    assert lines[9].get_linestyle() == "--"                           # beyond the palette
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["$w_{1}$", "$w_{2}$"]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
