@@ -270,7 +270,7 @@ def lasso_lambda_max(X, y):
     -------
     float
 
-    See the chapter "Ridge and LASSO", section "Regularisation paths".
+    See the chapter "Ridge and LASSO", section "Regularisation paths and choosing lambda".
     """
     X, y = _regression_inputs(X, y)
     return float(np.max(np.abs(X.T @ (y - y.mean())), initial=0.0) / X.shape[0])
@@ -305,13 +305,10 @@ def _exact_on_active_set(G, c, lam, w, active):
     """
     w_active = np.array([w[j] for j in active])
     signs = np.sign(w_active)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", linalg.LinAlgWarning)
-        try:
-            target = linalg.solve(G[np.ix_(active, active)], c[active] - lam * signs,
-                                  assume_a="pos", check_finite=False)
-        except (linalg.LinAlgError, ValueError):
-            return None
+    try:
+        target = np.linalg.solve(G[np.ix_(active, active)], c[active] - lam * signs)
+    except np.linalg.LinAlgError:                   # singular: leave it to the sweeps
+        return None
     flips = np.flatnonzero(np.sign(target) != signs)
     if flips.size:                      # stop where the first weight reaches zero
         fractions = w_active[flips] / (w_active[flips] - target[flips])
@@ -321,7 +318,7 @@ def _exact_on_active_set(G, c, lam, w, active):
     candidate[active] = target
 
     def f(v):
-        return 0.5 * v @ G @ v - c @ v + lam * np.abs(v).sum()
+        return 0.5 * v @ (G @ v) - c @ v + lam * np.abs(v).sum()
 
     return candidate if f(candidate) <= f(np.array(w)) else None
 
@@ -377,8 +374,9 @@ def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):
     exact minimiser given the others, w_j = S(rho_j, lam) / (x_j^T x_j / N) with rho_j the
     correlation of feature j with the residual that leaves j out (see
     :func:`_coordinate_descent`); it stops when the largest change of a weight in a sweep over
-    all coordinates is <= tol. The Gram matrix X_c^T X_c / N is formed once, so a sweep costs
-    O(D^2) whatever N. On standardised data the weights are within 1e-6 of scikit-learn's
+    all coordinates is <= tol (sweeps over the active set and exact steps on it speed this up,
+    see :func:`_coordinate_descent`). The Gram matrix X_c^T X_c / N is formed once, so a sweep
+    costs O(D^2) whatever N. On standardised data the weights are within 1e-6 of scikit-learn's
     ``Lasso(alpha=lam, tol=1e-12)``.
 
     Parameters
@@ -429,7 +427,7 @@ def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):
     -------
     ndarray, shape (L, D)
 
-    See the chapter "Ridge and LASSO", section "Regularisation paths".
+    See the chapter "Ridge and LASSO", section "Regularisation paths and choosing lambda".
     """
     X, y = _regression_inputs(X, y)
     lams = as_1d_float_array(lams, "lams", min_size=1)
