@@ -162,3 +162,25 @@ def zen_of_python():
     with contextlib.redirect_stdout(io.StringIO()):
         this = importlib.import_module("this")
     return codecs.decode(this.s, "rot13")
+
+
+# --- Ridge and LASSO ---
+
+__all__ += ["regression_challenge"]
+
+
+def regression_challenge(n=40, seed=12):
+    """The lecture's "regression challenge": points around the parabola y = 2 x^2 + 1.
+
+    The lecture shows the data only as a figure ("without noise y = alpha x^2 + beta"), so they
+    are synthesised with a fixed seed: x uniform on [-2, 3], y = 2 x^2 + 1 + eps with
+    eps ~ N(0, 1). A straight line fits them badly; adding x^2 as a feature makes the problem
+    a linear regression again (chapter "Ridge and LASSO").
+
+    Returns
+    -------
+    x, y : ndarray, shape (n,)
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2.0, 3.0, size=n)
+    return x, 2.0 * x**2 + 1.0 + rng.normal(0.0, 1.0, size=n)

@@ -199,3 +199,49 @@ def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=N
     ax.set_ylim(-depth - 0.6, 0.4)
     ax.set_axis_off()
     return nodes
+
+
+# --- Ridge and LASSO ---
+
+__all__ += ["norm_ball", "plot_coefficient_paths"]
+
+
+def norm_ball(p, radius=1.0, n_points=401):
+    """Points on the boundary {w in R^2 : ||w||_p = radius} for p = 1, 2 or ``np.inf``.
+
+    p = 2 is a circle, p = 1 the diamond |w_1| + |w_2| = radius (corners on the axes), p = inf
+    the square max(|w_1|, |w_2|) = radius. Returns an array of shape (n_points, 2) tracing the
+    closed curve (the last point equals the first).
+    """
+    t = np.linspace(0.0, 2.0 * np.pi, n_points)
+    circle = np.column_stack([np.cos(t), np.sin(t)])
+    if p not in (1, 2, np.inf):
+        raise ValueError(f"p must be 1, 2 or np.inf, got {p!r}")
+    norms = np.linalg.norm(circle, ord=p, axis=1)
+    return radius * circle / norms[:, None]
+
+
+def plot_coefficient_paths(ax, lams, coefs, names=None, xlabel=r"penalty $\lambda$"):
+    """Draw a regularisation path: one line per feature, coefficient against lambda (log scale).
+
+    ``coefs`` has shape (L, D), row i for ``lams[i]`` (any order; they are sorted here).
+    Colours follow the course palette; features beyond its eight colours repeat them dashed,
+    so every line stays distinguishable. A zero line and a legend outside the axes (with
+    ``names``, default "w_1", "w_2", ...) are added. Returns the list of line artists.
+    """
+    lams = np.asarray(lams, dtype=float)
+    coefs = np.asarray(coefs, dtype=float)
+    order = np.argsort(lams)
+    names = [f"$w_{{{d + 1}}}$" for d in range(coefs.shape[1])] if names is None else names
+    lines = []
+    for d in range(coefs.shape[1]):
+        style = "-" if d < len(PALETTE) else "--"
+        (line,) = ax.plot(lams[order], coefs[order, d], style, color=PALETTE[d % len(PALETTE)],
+                          label=names[d], linewidth=1.4)
+        lines.append(line)
+    ax.axhline(0.0, color="0.4", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("coefficient")
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    return lines

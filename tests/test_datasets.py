@@ -107,3 +107,23 @@ def test_zen_of_python_is_decoded_and_silent(capsys):
     assert "Beautiful is better than ugly." in text
     assert "Namespaces are one honking great idea -- let's do more of those!" in text
     assert text.count("\n") == 20  # a title, a blank line and 19 aphorisms
+
+
+# --- Ridge and LASSO ---
+
+
+def test_regression_challenge_is_a_noisy_parabola():
+    """x in [-2, 3]; y = 2 x^2 + 1 plus unit-variance noise, so least squares on (x, x^2)
+    recovers coefficients near (0, 2) and intercept near 1; the same seed gives the same data."""
+    x, y = datasets.regression_challenge()
+    assert x.shape == y.shape == (40,)
+    assert x.min() >= -2.0 and x.max() <= 3.0
+    design = np.column_stack([np.ones_like(x), x, x**2])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    assert np.allclose(coef, [1.0, 0.0, 2.0], atol=0.6)
+    residual_var = np.mean((y - design @ coef) ** 2)
+    assert 0.4 < residual_var < 2.0
+    x2, y2 = datasets.regression_challenge()
+    np.testing.assert_array_equal(x, x2)
+    np.testing.assert_array_equal(y, y2)
+    assert datasets.regression_challenge(n=7, seed=1)[0].shape == (7,)

@@ -1,0 +1,481 @@
+"""Hand-written answers for the `ridge_lasso` assignment, used by tests/test_assignments.py.
+
+WRONG: per task, plausible mistakes with the task score each must get (derived from which of
+the task's test cells the mistake fails). Every task has a visible cell worth 1 and a hidden
+cell worth 2. A score of 1 marks a mistake that the visible examples (one feature, an
+orthonormal design, 1-D arrays) cannot reveal but the hidden tests do.
+HONEST: correct answers written differently from the reference; each must get full marks.
+"""
+
+MODULE = "regularization"
+
+WRONG = {
+    "ridge_fit": [
+        # The intercept is penalised too (a column of ones inside the penalty).
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    A = np.column_stack([X, np.ones(len(y))])\n"
+         "    theta = np.linalg.solve(A.T @ A + lam * np.eye(A.shape[1]), A.T @ y)\n"
+         "    return theta[:-1], float(theta[-1])\n", 0),
+        # No intercept and no centring.
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    return np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y), 0.0\n", 0),
+        # The penalty added to the mean (not the sum) of squared residuals.
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+         "    n = len(y)\n"
+         "    w = np.linalg.solve(Xc.T @ Xc / n + lam * np.eye(X.shape[1]), Xc.T @ yc / n)\n"
+         "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+        # The intercept left at mean(y) (the -w^T mean(x) term forgotten).
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+         "    w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)\n"
+         "    return w, float(y.mean())\n", 0),
+        # Written for the one-feature example only: X is flattened into a single column.
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    x = np.ravel(np.asarray(X, float)); y = np.asarray(y, float)\n"
+         "    xc, yc = x - x.mean(), y - y.mean()\n"
+         "    w = (xc @ yc) / (xc @ xc + lam)\n"
+         "    return np.array([w]), float(y.mean() - w * x.mean())\n", 1),
+    ],
+    "soft_threshold": [
+        # Hard thresholding: small values are zeroed but large ones are not shrunk.
+        ("import numpy as np\n"
+         "def soft_threshold(z, t):\n"
+         "    z = np.asarray(z, float)\n"
+         "    out = z * (np.abs(z) > t)\n"
+         "    return float(out) if out.ndim == 0 else out\n", 0),
+        # The sign is lost.
+        ("import numpy as np\n"
+         "def soft_threshold(z, t):\n"
+         "    z = np.asarray(z, float)\n"
+         "    out = np.maximum(np.abs(z) - t, 0.0)\n"
+         "    return float(out) if out.ndim == 0 else out\n", 0),
+        # No clipping at zero: values inside [-t, t] cross over.
+        ("import numpy as np\n"
+         "def soft_threshold(z, t):\n"
+         "    z = np.asarray(z, float)\n"
+         "    out = np.sign(z) * (np.abs(z) - t)\n"
+         "    return float(out) if out.ndim == 0 else out\n", 0),
+        # A loop over np.ravel(z): right for numbers and vectors, flattens a matrix.
+        ("import numpy as np\n"
+         "def soft_threshold(z, t):\n"
+         "    flat = np.ravel(np.asarray(z, float))\n"
+         "    out = np.array([np.sign(v) * max(abs(v) - t, 0.0) for v in flat])\n"
+         "    return float(out[0]) if np.ndim(z) == 0 else out\n", 1),
+    ],
+    "lasso_objective": [
+        # 1/N instead of 1/(2N).
+        ("import numpy as np\n"
+         "def lasso_objective(X, y, w, b, lam):\n"
+         "    r = np.asarray(y, float) - np.asarray(X, float) @ np.asarray(w, float) - b\n"
+         "    return float(np.mean(r ** 2) + lam * np.sum(np.abs(w)))\n", 0),
+        # The intercept is penalised too.
+        ("import numpy as np\n"
+         "def lasso_objective(X, y, w, b, lam):\n"
+         "    r = np.asarray(y, float) - np.asarray(X, float) @ np.asarray(w, float) - b\n"
+         "    return float(np.mean(r ** 2) / 2 + lam * (np.sum(np.abs(w)) + abs(b)))\n", 0),
+        # The ridge penalty lam ||w||^2 instead of lam ||w||_1.
+        ("import numpy as np\n"
+         "def lasso_objective(X, y, w, b, lam):\n"
+         "    w = np.asarray(w, float)\n"
+         "    r = np.asarray(y, float) - np.asarray(X, float) @ w - b\n"
+         "    return float(np.mean(r ** 2) / 2 + lam * w @ w)\n", 0),
+        # np.linalg.norm's default is the L2 norm: equal to |w| for one weight only.
+        ("import numpy as np\n"
+         "def lasso_objective(X, y, w, b, lam):\n"
+         "    w = np.asarray(w, float)\n"
+         "    r = np.asarray(y, float) - np.asarray(X, float) @ w - b\n"
+         "    return float(np.mean(r ** 2) / 2 + lam * np.linalg.norm(w))\n", 1),
+        # The intercept left out of the residuals.
+        ("import numpy as np\n"
+         "def lasso_objective(X, y, w, b, lam):\n"
+         "    r = np.asarray(y, float) - np.asarray(X, float) @ np.asarray(w, float)\n"
+         "    return float(np.mean(r ** 2) / 2 + lam * np.sum(np.abs(w)))\n", 0),
+    ],
+    "lasso_fit": [
+        # No centring and no intercept.
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    a = np.sum(X ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y.copy()\n"
+         "    for _ in range(max_iter):\n"
+         "        largest = 0.0\n"
+         "        for d in range(D):\n"
+         "            rho = X[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+         "            r -= (new - w[d]) * X[:, d]\n"
+         "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "        if largest <= tol:\n"
+         "            break\n"
+         "    return w, 0.0\n", 0),
+        # Threshold lam / 2: the update of (1/N)||r||^2 + lam ||w||_1, the wrong scaling.
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean()\n"
+         "    for _ in range(max_iter):\n"
+         "        largest = 0.0\n"
+         "        for d in range(D):\n"
+         "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lam / 2, 0.0) / a[d]\n"
+         "            r -= (new - w[d]) * Xc[:, d]\n"
+         "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "        if largest <= tol:\n"
+         "            break\n"
+         "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+        # No division by a_d = x_d^T x_d / N (right only for standardised features).
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean()\n"
+         "    for _ in range(max_iter):\n"
+         "        largest = 0.0\n"
+         "        for d in range(D):\n"
+         "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lam, 0.0)\n"
+         "            r -= (new - w[d]) * Xc[:, d]\n"
+         "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "        if largest <= tol:\n"
+         "            break\n"
+         "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+        # All coordinates updated at once from the same residual (Jacobi, not cyclic): exact
+        # for one feature and for orthonormal features, oscillates for correlated ones.
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); yc = y - y.mean(); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D)\n"
+         "    for _ in range(max_iter):\n"
+         "        rho = Xc.T @ (yc - Xc @ w) / N + a * w\n"
+         "        new = np.sign(rho) * np.maximum(np.abs(rho) - lam, 0.0) / a\n"
+         "        done = np.max(np.abs(new - w)) <= tol\n"
+         "        w = new\n"
+         "        if done:\n"
+         "            break\n"
+         "    return w, float(y.mean() - X.mean(0) @ w)\n", 1),
+        # The return sits inside the sweep loop: one sweep only.
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean()\n"
+         "    for _ in range(max_iter):\n"
+         "        for d in range(D):\n"
+         "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+         "            r -= (new - w[d]) * Xc[:, d]\n"
+         "            w[d] = new\n"
+         "        return w, float(y.mean() - X.mean(0) @ w)\n", 1),
+        # The intercept left at mean(y).
+        ("import numpy as np\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean()\n"
+         "    for _ in range(max_iter):\n"
+         "        largest = 0.0\n"
+         "        for d in range(D):\n"
+         "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+         "            r -= (new - w[d]) * Xc[:, d]\n"
+         "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "        if largest <= tol:\n"
+         "            break\n"
+         "    return w, float(y.mean())\n", 0),
+    ],
+    "lasso_path": [
+        # Rows in increasing order of lam instead of the order given.
+        ("import numpy as np\n"
+         "def lasso_path(X, y, lams):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean(); rows = []\n"
+         "    for lam in sorted(lams, reverse=True):\n"
+         "        for _ in range(10000):\n"
+         "            largest = 0.0\n"
+         "            for d in range(D):\n"
+         "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "                new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+         "                r -= (new - w[d]) * Xc[:, d]\n"
+         "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "            if largest <= 1e-8:\n"
+         "                break\n"
+         "        rows.append(w.copy())\n"
+         "    return np.array(rows[::-1])\n", 0),
+        # Transposed: shape (D, len(lams)).
+        ("import numpy as np\n"
+         "def lasso_path(X, y, lams):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean(); out = np.zeros((D, len(lams)))\n"
+         "    for i in np.argsort(-lams):\n"
+         "        for _ in range(10000):\n"
+         "            largest = 0.0\n"
+         "            for d in range(D):\n"
+         "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
+         "                r -= (new - w[d]) * Xc[:, d]\n"
+         "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "            if largest <= 1e-8:\n"
+         "                break\n"
+         "        out[:, i] = w\n"
+         "    return out\n", 0),
+        # The warm-start vector is stored without a copy: every row is the last solution.
+        ("import numpy as np\n"
+         "def lasso_path(X, y, lams):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean(); rows = [None] * len(lams)\n"
+         "    for i in np.argsort(-lams):\n"
+         "        for _ in range(10000):\n"
+         "            largest = 0.0\n"
+         "            for d in range(D):\n"
+         "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
+         "                r -= (new - w[d]) * Xc[:, d]\n"
+         "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "            if largest <= 1e-8:\n"
+         "                break\n"
+         "        rows[i] = w\n"
+         "    return np.array(rows)\n", 0),
+        # One sweep per penalty, trusting the warm start to have done the rest.
+        ("import numpy as np\n"
+         "def lasso_path(X, y, lams):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
+         "    N, D = X.shape\n"
+         "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean(); out = np.zeros((len(lams), D))\n"
+         "    for i in np.argsort(-lams):\n"
+         "        for d in range(D):\n"
+         "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+         "            new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
+         "            r -= (new - w[d]) * Xc[:, d]\n"
+         "            w[d] = new\n"
+         "        out[i] = w\n"
+         "    return out\n", 1),
+        # X not centred (only y is).
+        ("import numpy as np\n"
+         "def lasso_path(X, y, lams):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
+         "    N, D = X.shape\n"
+         "    a = np.sum(X ** 2, axis=0) / N\n"
+         "    w = np.zeros(D); r = y - y.mean(); out = np.zeros((len(lams), D))\n"
+         "    for i in np.argsort(-lams):\n"
+         "        for _ in range(10000):\n"
+         "            largest = 0.0\n"
+         "            for d in range(D):\n"
+         "                rho = X[:, d] @ r / N + a[d] * w[d]\n"
+         "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
+         "                r -= (new - w[d]) * X[:, d]\n"
+         "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
+         "            if largest <= 1e-8:\n"
+         "                break\n"
+         "        out[i] = w\n"
+         "    return out\n", 0),
+    ],
+}
+
+HONEST = {
+    "loops": {
+        "ridge_fit":
+            "import numpy as np\n"
+            "def ridge_fit(X, y, lam):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    xm = [sum(X[n, d] for n in range(N)) / N for d in range(D)]\n"
+            "    ym = sum(y) / N\n"
+            "    A = np.zeros((D, D)); v = np.zeros(D)\n"
+            "    for n in range(N):\n"
+            "        xc = X[n] - xm\n"
+            "        A += np.outer(xc, xc)\n"
+            "        v += xc * (y[n] - ym)\n"
+            "    for d in range(D):\n"
+            "        A[d, d] += lam\n"
+            "    w = np.linalg.inv(A) @ v\n"
+            "    return w, ym - sum(w[d] * xm[d] for d in range(D))\n",
+        "soft_threshold":
+            "import numpy as np\n"
+            "def soft_threshold(z, t):\n"
+            "    def one(v):\n"
+            "        if v > t:\n"
+            "            return v - t\n"
+            "        if v < -t:\n"
+            "            return v + t\n"
+            "        return 0.0\n"
+            "    if np.ndim(z) == 0:\n"
+            "        return one(float(z))\n"
+            "    return np.vectorize(one, otypes=[float])(np.asarray(z, dtype=float))\n",
+        "lasso_objective":
+            "def lasso_objective(X, y, w, b, lam):\n"
+            "    total = 0.0\n"
+            "    for row, target in zip(X, y):\n"
+            "        pred = sum(float(x) * float(v) for x, v in zip(row, w)) + b\n"
+            "        total += (float(target) - pred) ** 2\n"
+            "    return total / (2 * len(y)) + lam * sum(abs(float(v)) for v in w)\n",
+        # Recomputes the whole residual for every coordinate: O(N D) per update, still fast here.
+        "lasso_fit":
+            "import numpy as np\n"
+            "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
+            "    w = np.zeros(D)\n"
+            "    for sweep in range(max_iter):\n"
+            "        old = w.copy()\n"
+            "        for d in range(D):\n"
+            "            a = Xc[:, d] @ Xc[:, d] / N\n"
+            "            if a == 0:\n"
+            "                continue\n"
+            "            partial = yc - Xc @ w + Xc[:, d] * w[d]\n"
+            "            rho = Xc[:, d] @ partial / N\n"
+            "            if rho > lam:\n"
+            "                w[d] = (rho - lam) / a\n"
+            "            elif rho < -lam:\n"
+            "                w[d] = (rho + lam) / a\n"
+            "            else:\n"
+            "                w[d] = 0.0\n"
+            "        if np.max(np.abs(w - old)) <= tol:\n"
+            "            break\n"
+            "    return w, float(y.mean() - X.mean(axis=0) @ w)\n",
+        # No warm starts: every penalty from zero, in the order given.
+        "lasso_path":
+            "import numpy as np\n"
+            "def lasso_path(X, y, lams):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
+            "    def fit(lam):\n"
+            "        w = np.zeros(D)\n"
+            "        for sweep in range(10000):\n"
+            "            old = w.copy()\n"
+            "            for d in range(D):\n"
+            "                a = Xc[:, d] @ Xc[:, d] / N\n"
+            "                rho = Xc[:, d] @ (yc - Xc @ w) / N + a * w[d]\n"
+            "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0) / a\n"
+            "            if np.max(np.abs(w - old)) <= 1e-8:\n"
+            "                return w\n"
+            "        return w\n"
+            "    return np.array([fit(lam) for lam in lams])\n",
+    },
+    "scipy_and_lists": {
+        # Least squares on the augmented data [X_c; sqrt(lam) I], [y_c; 0].
+        "ridge_fit":
+            "import numpy as np\n"
+            "from scipy import linalg\n"
+            "def ridge_fit(X, y, lam):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    D = X.shape[1]\n"
+            "    A = np.vstack([X - X.mean(0), np.sqrt(lam) * np.eye(D)])\n"
+            "    w = linalg.lstsq(A, np.r_[y - y.mean(), np.zeros(D)])[0]\n"
+            "    return [w.tolist(), y.mean() - X.mean(0) @ w]\n",
+        "soft_threshold":
+            "import numpy as np\n"
+            "def soft_threshold(z, t):\n"
+            "    z = np.asarray(z, dtype=float)\n"
+            "    return z - np.clip(z, -t, t)\n",
+        "lasso_objective":
+            "import numpy as np\n"
+            "from scipy import linalg\n"
+            "def lasso_objective(X, y, w, b, lam):\n"
+            "    r = np.asarray(y, dtype=float) - np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b\n"
+            "    return linalg.norm(r) ** 2 / (2 * len(r)) + lam * linalg.norm(np.asarray(w, dtype=float), 1)\n",
+        # The Gram-matrix form: G = X_c^T X_c / N, q = G w kept up to date.
+        "lasso_fit":
+            "import numpy as np\n"
+            "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    Xc = X - X.mean(0)\n"
+            "    G = Xc.T @ Xc / N; c = Xc.T @ (y - y.mean()) / N\n"
+            "    w = np.zeros(D); q = np.zeros(D)\n"
+            "    for _ in range(max_iter):\n"
+            "        largest = 0.0\n"
+            "        for d in range(D):\n"
+            "            rho = c[d] - q[d] + G[d, d] * w[d]\n"
+            "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / G[d, d]\n"
+            "            q += (new - w[d]) * G[:, d]\n"
+            "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+            "        if largest <= tol:\n"
+            "            break\n"
+            "    return (list(w), y.mean() - X.mean(0) @ w)\n",
+        "lasso_path":
+            "import numpy as np\n"
+            "def lasso_path(X, y, lams):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    Xc = X - X.mean(0)\n"
+            "    G = Xc.T @ Xc / N; c = Xc.T @ (y - y.mean()) / N\n"
+            "    w = np.zeros(D); rows = {}\n"
+            "    for lam in sorted(set(float(v) for v in lams), reverse=True):\n"
+            "        for _ in range(10000):\n"
+            "            old = w.copy()\n"
+            "            for d in range(D):\n"
+            "                rho = c[d] - G[d] @ w + G[d, d] * w[d]\n"
+            "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0.0) / G[d, d]\n"
+            "            if np.abs(w - old).max() <= 1e-8:\n"
+            "                break\n"
+            "        rows[lam] = w.tolist()\n"
+            "    return [rows[float(v)] for v in lams]\n",
+    },
+    "warnings_and_prints": {
+        "ridge_fit":
+            "import sys, warnings\n"
+            "import numpy as np\n"
+            "def ridge_fit(X, y, lam):\n"
+            "    print('fitting ridge with lam =', lam, file=sys.stderr)\n"
+            "    warnings.warn('a harmless warning from the student')\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+            "    w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)\n"
+            "    return w, float(y.mean() - X.mean(0) @ w)\n",
+        "lasso_fit":
+            "import sys\n"
+            "import numpy as np\n"
+            "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+            "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+            "    N, D = X.shape\n"
+            "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+            "    w = np.zeros(D); r = y - y.mean()\n"
+            "    with np.errstate(divide='warn', invalid='warn'):\n"
+            "        np.log(np.zeros(1))          # RuntimeWarning: divide by zero\n"
+            "    for sweep in range(max_iter):\n"
+            "        largest = 0.0\n"
+            "        for d in range(D):\n"
+            "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+            "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+            "            r -= (new - w[d]) * Xc[:, d]\n"
+            "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+            "        if largest <= tol:\n"
+            "            print('converged after', sweep + 1, 'sweeps', file=sys.stderr)\n"
+            "            break\n"
+            "    return w, float(y.mean() - X.mean(0) @ w)\n",
+        "soft_threshold":
+            "import numpy as np\n"
+            "def soft_threshold(z, t):\n"
+            "    print('thresholding at', t)\n"
+            "    z = np.asarray(z, dtype=float)\n"
+            "    out = np.where(np.abs(z) > t, z - t * np.sign(z), 0.0)\n"
+            "    return out[()] if out.ndim == 0 else out\n",
+    },
+}
