@@ -18,7 +18,7 @@ from . import gradebook
 from .notebook import find_course_root, load_assignment
 from .protocol import clean_text
 from .report import read_results, write_csvs, write_feedback, write_results
-from .session import GradeResult, grade_notebook
+from .session import GradeResult, check_setup, grade_notebook
 from .submissions import Refused, find_submissions
 
 
@@ -85,6 +85,7 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
 
     root = Path(root) if root else find_course_root()
     assignment = load_assignment(name, root)
+    check_setup(assignment)
     submissions, out = Path(submissions).resolve(), Path(out).resolve()
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")

@@ -68,7 +68,7 @@ class Assignment:
     notebook: str                     # file name, e.g. "mle.ipynb"
     tasks: list[str]                  # answer cells' grade_ids, in order
     tests: list[TestCell]
-    setup: list[str]                  # sources of the instructor's plain code cells
+    setup: list[str]                  # plain code cells before the first task (imports, data)
     manual: list[tuple[str, float]]   # manually graded cells: (grade_id, points)
     visible_sources: dict[str, str]   # test grade_id -> what students see of it
 
@@ -202,6 +202,7 @@ def load_assignment(name, root=None):
             visible[gid] = strip_hidden_tests(source)
         elif is_manual_cell(cell):
             manual.append((gid, points(cell)))
-        elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution"):
-            setup.append(source)
+        elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution") \
+                and not tasks:
+            setup.append(source)  # imports and data before the first task, run before each test
     return Assignment(name, path.name, tasks, tests, setup, manual, visible)

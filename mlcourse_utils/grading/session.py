@@ -295,6 +295,22 @@ def _static_checks(cells):
 
 
 #: Largest notebook file accepted from a student.
+def check_setup(assignment):
+    """Run the source notebook's setup cells once in the grader; ValueError if one fails.
+
+    Setup cells (imports and data before the first task) run before every test cell. One that
+    fails would fail every student, so the batch stops before it starts, saying why.
+    """
+    namespace = {"__name__": "__mlcourse_test__"}
+    for source in assignment.setup:
+        try:
+            exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
+        except Exception as exc:  # noqa: BLE001
+            raise ValueError(f"a setup cell of solutions/{assignment.name}/{assignment.notebook} "
+                             f"fails in the grader ({type(exc).__name__}: {exc}); setup cells "
+                             "(plain code before the first task) must run on their own") from None
+
+
 def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
                    hidden=(), student_timeout=None, secret=None):
     """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
