@@ -535,3 +535,39 @@ def test_feedback_page_escapes_and_explains(tmp_path):
     assert "<script>" not in page and "<img" not in page and "<b>eve" not in page
     assert "&lt;script&gt;" in page and "timed out after 6 s" in page
     assert "0 / 2" in page and "derivation" in page and "secret_code" not in page
+
+
+def _course_with(tmp_path, cells):
+    import nbformat
+
+    folder = tmp_path / "solutions" / "demo"
+    folder.mkdir(parents=True)
+    (tmp_path / "nbgrader_config.py").write_text("")
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nbformat.write(nb, folder / "demo.ipynb")
+    return tmp_path
+
+
+def _cell(source, **nbgrader):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(source)
+    if nbgrader:
+        cell.metadata["nbgrader"] = {"schema_version": 3, "locked": True, **nbgrader}
+    return cell
+
+
+def test_setup_is_the_plain_code_before_the_first_task(tmp_path):
+    """Imports before the first task run before each test; a later exploration cell does not."""
+    root = _course_with(tmp_path, [
+        _cell("import math"),
+        _cell("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _cell("assert f(1) == 1", grade_id="test_f", grade=True, solution=False, points=1),
+        _cell("print(f(2))  # an exploration that calls the student's function"),
+    ])
+    a = notebook.load_assignment("demo", root)
+    assert a.setup == ["import math"] and a.tasks == ["f"]
+    session.check_setup(a)
+    broken = _course_with(tmp_path / "broken", [_cell("1 / 0"), *[_cell("x = 1")]])
+    with pytest.raises(ValueError, match="setup cell .* ZeroDivisionError"):
+        session.check_setup(notebook.load_assignment("demo", broken))
