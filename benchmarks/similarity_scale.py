@@ -92,14 +92,17 @@ def make_class(name, folder, n):
 
 def run(name, folder, out):
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([BIN / "mlcourse", "similarity", name, str(folder), "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode:
         raise SystemExit(proc.stderr)
     with open(Path(out) / "similarity.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    return seconds, rows, proc.stdout.strip()
+    return seconds, cpu, rows, proc.stdout.strip()
 
 
 def main():
@@ -116,10 +119,10 @@ def main():
             t0 = time.perf_counter()
             planted = make_class(name, folder, size)
             made = time.perf_counter() - t0
-            seconds, rows, summary = run(name, folder, tmp / f"out{size}")
+            seconds, cpu, rows, summary = run(name, folder, tmp / f"out{size}")
             timings[size] = seconds
             print(f"{size} students of {name}: wrote them in {made:.1f} s; "
-                  f"mlcourse similarity took {seconds:.1f} s")
+                  f"mlcourse similarity took {seconds:.1f} s wall, {cpu:.1f} s CPU")
             print(f"  {summary}")
         flagged = {}
         for r in rows:
