@@ -84,6 +84,29 @@ def _cmd_grade_merge(args):
     return 0
 
 
+def _cmd_similarity(args):
+    from .grading.similarity import find_similar
+    from .grading.similarity_report import write_report
+
+    if not 0 < args.threshold <= 1 or args.min_tokens < 1:
+        print("mlcourse similarity: --threshold must be in (0, 1] and --min-tokens positive",
+              file=sys.stderr)
+        return 2
+    try:
+        report = find_similar(args.name, args.submissions, threshold=args.threshold,
+                              min_tokens=args.min_tokens)
+        csv_path, html_path = write_report(report, args.out)
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        print(f"mlcourse similarity: {exc}", file=sys.stderr)
+        return 1
+    pairs = sum(m.kind == "student" for m in report.matches)
+    print(f"compared the answers of {len(report.students)} students to {args.name} in "
+          f"{report.seconds:.1f} s: {pairs} rows between students and "
+          f"{len(report.matches) - pairs} against the reference flagged (they change no grade); "
+          f"wrote {csv_path} and {html_path}")
+    return 0
+
+
 def _cmd_check(args):
     from .grading.selfcheck import check_notebook
 
@@ -153,6 +176,22 @@ def make_parser():
     p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
     p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
     p.set_defaults(func=_cmd_grade_merge)
+
+    from .grading.similarity import MIN_TOKENS, THRESHOLD
+    p = sub.add_parser("similarity", help="flag answers that match beyond renaming and "
+                       "reformatting, between students and with the reference (never grades)")
+    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one subfolder per student holding the notebook")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="where similarity.csv and similarity.html go")
+    p.add_argument("--threshold", type=float, default=THRESHOLD,
+                   help=f"flag a task when this share of one answer's own code matches "
+                        f"(default {THRESHOLD})")
+    p.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
+                   help=f"... and the matching code is at least this many tokens long "
+                        f"(default {MIN_TOKENS})")
+    p.set_defaults(func=_cmd_similarity)
 
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
     p.add_argument("notebook", metavar="NOTEBOOK")

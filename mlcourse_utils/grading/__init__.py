@@ -16,6 +16,10 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     report       grades.csv, task_scores.csv and the feedback pages (templates/feedback.html)
     gradebook    nbgrader's gradebook.db and the sanitised autograded/ copies
     release      regenerating exercises/ with nbgrader; selfcheck: ``mlcourse check``
+    fingerprints answer code as normalised tokens and winnowed k-gram fingerprints
+    references   the public code answers could be copied from (reference module, solution, stub)
+    similarity   ``mlcourse similarity``: answers that match, pairwise and against the reference
+    similarity_report  its similarity.csv and similarity.html (templates/similarity.html)
 """
 
 from .checks import (
