@@ -21,7 +21,9 @@ REFERENCE_MODULES = {
     "bayes": "bayes",
     "naive_bayes": "naive_bayes",
     "gda": "gda",
+    "logistic_regression": "logistic",
     "information_theory": "information",
+    "ridge_lasso": "regularization",
 }
 
 #: At most this many helper functions are added to a reference function's source.
