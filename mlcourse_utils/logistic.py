@@ -43,6 +43,8 @@ __all__ = [
     "fit_softmax_regression",
     "gradient_descent",
     "least_squares_classifier",
+    "reliability_curve",
+    "expected_calibration_error",
     "ConvergenceWarning",
     "LogisticRegression",
     "SoftmaxRegression",
@@ -722,6 +724,65 @@ def least_squares_classifier(X, y):
     A = np.column_stack([X, np.ones(X.shape[0])])
     coef = np.linalg.lstsq(A, y, rcond=None)[0]
     return coef[:-1], float(coef[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibration
+# ---------------------------------------------------------------------------------------------
+
+
+def reliability_curve(y, p, n_bins=10):
+    """Calibration of predicted probabilities: per bin of p, the mean p and the fraction of 1s.
+
+    The interval [0, 1] is cut into ``n_bins`` bins of equal width (a probability on an inner
+    edge goes to the lower bin, as in scikit-learn's ``calibration_curve``). For every
+    non-empty bin k the function returns the mean predicted probability, the observed
+    fraction of labels 1 and the number of samples. A calibrated classifier has the two equal:
+    of the samples given probability 0.8, about 80 % belong to class 1.
+
+    Parameters
+    ----------
+    y : array_like, shape (N,)
+        Labels 0 or 1.
+    p : array_like, shape (N,)
+        Predicted probabilities of class 1, in [0, 1].
+    n_bins : int
+
+    Returns
+    -------
+    mean_predicted, fraction_positive : ndarray, shape (K,)
+    counts : ndarray of int, shape (K,)
+        K <= n_bins is the number of non-empty bins.
+
+    See the chapter "Logistic regression", section "Over-confident or well calibrated?".
+    """
+    y = as_binary_array(y, "y", ndim=1, min_size=1)
+    p = as_float_array(p, "p", ndim=1)
+    if p.shape != y.shape:
+        raise ValueError(f"p has {p.shape[0]} entries but y has {y.shape[0]}")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p must hold probabilities in [0, 1]")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    index = np.searchsorted(edges[1:-1], p)
+    counts = np.bincount(index, minlength=n_bins)
+    keep = counts > 0
+    mean_p = np.bincount(index, weights=p, minlength=n_bins)[keep] / counts[keep]
+    frac = np.bincount(index, weights=y, minlength=n_bins)[keep] / counts[keep]
+    return mean_p, frac, counts[keep]
+
+
+def expected_calibration_error(y, p, n_bins=10):
+    """sum_k (N_k / N) |mean predicted probability in bin k - fraction of 1s in bin k|.
+
+    The bins are those of :func:`reliability_curve`; 0 means calibrated (at this
+    resolution). Returns a float.
+
+    See the chapter "Logistic regression", section "Over-confident or well calibrated?".
+    """
+    mean_p, frac, counts = reliability_curve(y, p, n_bins)
+    return float(np.sum(counts * np.abs(mean_p - frac)) / np.sum(counts))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -692,3 +692,45 @@ def test_softmax_of_huge_close_scores_is_accurate():
     assert_allclose(softmax(A), [[expit(1.0), expit(-1.0), 0.0]], rtol=1e-15)
     naive = np.exp(A - logsumexp(A, axis=1, keepdims=True))
     assert np.abs(naive - softmax(A)).max() > 1e-14
+
+
+# ------------------------------------------------------------------------------ calibration
+
+
+def test_reliability_curve_matches_sklearn():
+    from sklearn.calibration import calibration_curve
+
+    from mlcourse_utils.logistic import reliability_curve
+
+    rng = np.random.default_rng(11)
+    p = rng.beta(0.5, 0.5, size=500)
+    p[:5] = [0.0, 1.0, 0.5, 0.1, 0.9]             # edges go to the lower bin, as in sklearn
+    y = (rng.random(500) < p ** 1.5).astype(int)
+    mean_p, frac, counts = reliability_curve(y, p, n_bins=10)
+    frac_sk, mean_sk = calibration_curve(y, p, n_bins=10, strategy="uniform")
+    assert_allclose(mean_p, mean_sk, rtol=1e-12)
+    assert_allclose(frac, frac_sk, rtol=1e-12)
+    assert counts.sum() == 500
+
+
+def test_expected_calibration_error_by_hand():
+    """Bins of width 1/2: the first holds p = (0.1, 0.3) with labels (0, 1): |0.2 - 0.5| = 0.3;
+    the second p = (0.8, 0.8, 0.8, 0.9) with labels (1, 1, 1, 0): |0.825 - 0.75| = 0.075.
+    ECE = (2 * 0.3 + 4 * 0.075) / 6 = 0.15."""
+    from mlcourse_utils.logistic import expected_calibration_error
+
+    y = [0, 1, 1, 1, 1, 0]
+    p = [0.1, 0.3, 0.8, 0.8, 0.8, 0.9]
+    assert_allclose(expected_calibration_error(y, p, n_bins=2), 0.15, rtol=1e-12)
+    assert expected_calibration_error([0, 1], [0.0, 1.0]) == 0.0
+
+
+def test_reliability_curve_bad_inputs():
+    from mlcourse_utils.logistic import reliability_curve
+
+    with pytest.raises(ValueError, match="p must hold probabilities"):
+        reliability_curve([0, 1], [0.5, 1.5])
+    with pytest.raises(ValueError, match="p has 1 entries but y has 2"):
+        reliability_curve([0, 1], [0.5])
+    with pytest.raises(ValueError, match="n_bins"):
+        reliability_curve([0, 1], [0.5, 0.5], n_bins=0)
