@@ -734,3 +734,24 @@ def test_reliability_curve_bad_inputs():
         reliability_curve([0, 1], [0.5])
     with pytest.raises(ValueError, match="n_bins"):
         reliability_curve([0, 1], [0.5, 0.5], n_bins=0)
+
+
+# ------------------------------------------------------------------------ large data sets
+
+
+def test_large_data_path_matches_sklearn():
+    """Above 20,000 samples the fits start with L-BFGS, use a Hessian from a subsample of rows
+    and accumulate the loss over blocks of rows; the optimum must not change."""
+    rng = np.random.default_rng(12)
+    X = _standardise(rng.normal(size=(25_000, 4)))
+    A = X @ rng.normal(size=(4, 3))
+    y = np.argmax(A + rng.gumbel(size=A.shape), axis=1)        # softmax-distributed labels
+    w, b = fit_logistic_regression(X, y == 0, l2=1.0)
+    sk = _sklearn_fit(X, y == 0, 1.0)
+    assert_allclose(np.append(w, b), np.append(sk.coef_[0], sk.intercept_), atol=1e-6)
+    gw, gb = logistic_nll_grad(w, b, X, y == 0, 1.0)
+    assert max(np.abs(gw).max(), abs(gb)) <= 1e-8
+    classes, W, bb = fit_softmax_regression(X, y, l2=1.0)
+    W_sk, b_sk = _sklearn_softmax(X, y, 1.0)
+    assert_allclose(W, W_sk, atol=1e-6)
+    assert_allclose(bb, b_sk, atol=1e-6)
