@@ -23,6 +23,9 @@ __all__ = [
     "load_breast_cancer",
     "load_diabetes",
     "load_digits_binary",
+    # Logistic regression
+    "classes_with_far_points",
+    "load_digits",
 ]
 
 #: The twelve flips of the maximum-likelihood chapter: 8 heads and 4 tails.
@@ -140,6 +143,55 @@ def load_digits_binary(threshold=8):
     """
     bunch = _sklearn_loader("load_digits")
     return (bunch.data > threshold).astype(np.int64), bunch.target.astype(np.int64)
+
+
+# --- Logistic regression ---
+
+
+def classes_with_far_points(n_features=2, n_per_class=40, n_far=12, seed=0):
+    """Two well-separated classes plus a group of class-1 points far from the boundary.
+
+    The classes are separated by the hyperplane x_1 = 0: class 0 is drawn around x_1 = -1.5
+    and class 1 around x_1 = +1.5 (standard deviation 0.6 in x_1; in two dimensions the
+    second feature has mean 0 and standard deviation 1.5). The ``n_far`` extra class-1 points
+    (standard deviation 0.8) lie far away on the correct side: around x_1 = 15 in one
+    dimension, around (8, 5) in two. Every sensible boundary classifies them correctly, yet
+    they drag a least-squares fit of the 0/1 labels towards them (chapter "Logistic
+    regression", section "Why not least squares?").
+
+    Parameters
+    ----------
+    n_features : {1, 2}
+    n_per_class, n_far : int
+    seed : int
+
+    Returns
+    -------
+    X : ndarray, shape (2 n_per_class + n_far, n_features)
+    y : ndarray of int, shape (2 n_per_class + n_far,)
+    far : ndarray of bool
+        True for the far-away points (the last ``n_far`` rows).
+    """
+    if n_features not in (1, 2):
+        raise ValueError(f"n_features must be 1 or 2, got {n_features!r}")
+    rng = np.random.default_rng(seed)
+    centre, spread = np.array([1.5, 0.0]), np.array([0.6, 1.5])
+    far_centre = np.array([15.0]) if n_features == 1 else np.array([8.0, 5.0])
+    X0 = rng.normal(-centre[:n_features], spread[:n_features], size=(n_per_class, n_features))
+    X1 = rng.normal(centre[:n_features], spread[:n_features], size=(n_per_class, n_features))
+    Xf = rng.normal(far_centre, 0.8, size=(n_far, n_features))
+    X = np.vstack([X0, X1, Xf])
+    y = np.concatenate([np.zeros(n_per_class, dtype=np.int64),
+                        np.ones(n_per_class + n_far, dtype=np.int64)])
+    far = np.zeros(len(y), dtype=bool)
+    far[2 * n_per_class:] = True
+    return X, y, far
+
+
+def load_digits():
+    """scikit-learn's 8×8 handwritten digits (1797 images, 64 pixel intensities 0–16, 10
+    classes), shipped with scikit-learn. Returns a Bunch (``data``, ``target``, ``images``)."""
+    return _sklearn_loader("load_digits")
 
 
 # --- Information theory and MDL ---

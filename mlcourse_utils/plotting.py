@@ -154,6 +154,65 @@ def plot_decision_regions_2d(ax, predict, X, y, classes=None, grid_size=300, mar
     return xx, yy, labels
 
 
+# --- Logistic regression ---
+
+
+def plot_probability_map_2d(ax, proba, X, y, grid_size=200, margin=0.5, class_names=None,
+                            levels=(0.1, 0.5, 0.9), xlim=None, ylim=None):
+    """Colour the plane by p(y = 1 | x) and overlay the points of two classes (2-D data only).
+
+    ``proba`` maps an (M, 2) array to the (M,) probabilities of the second class. The map
+    runs from the first class colour (p = 0) through white (p = 1/2) to the second class colour
+    (p = 1); the contours at ``levels`` are drawn, the one at 1/2 (the decision boundary)
+    solid and the others dashed. Returns the filled-contour artist (for a colour bar).
+    """
+    from matplotlib.colors import LinearSegmentedColormap
+
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    names = [str(c) for c in classes] if class_names is None else list(class_names)
+    colors = class_colors(2)
+    lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
+    if xlim is not None:
+        lo[0], hi[0] = xlim
+    if ylim is not None:
+        lo[1], hi[1] = ylim
+    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], grid_size), np.linspace(lo[1], hi[1], grid_size))
+    p = np.asarray(proba(np.column_stack([xx.ravel(), yy.ravel()]))).reshape(xx.shape)
+    cmap = LinearSegmentedColormap.from_list("two_classes", [colors[0], "white", colors[1]])
+    filled = ax.contourf(xx, yy, p, levels=np.linspace(0, 1, 21), cmap=cmap, alpha=0.55)
+    styles = ["-" if abs(level - 0.5) < 1e-12 else "--" for level in levels]
+    ax.contour(xx, yy, p, levels=list(levels), colors="k", linewidths=0.8, linestyles=styles)
+    for k, c in enumerate(classes):
+        mask = y == c
+        ax.scatter(X[mask, 0], X[mask, 1], s=14, color=colors[k], edgecolor="white",
+                   linewidth=0.4, label=names[k])
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    return filled
+
+
+def plot_reliability_diagram(ax, mean_predicted, fraction_positive, counts=None, label=None,
+                             color=None, marker="o"):
+    """A reliability diagram: observed frequency of class 1 against the mean predicted
+    probability, per bin, with the diagonal of perfect calibration.
+
+    Points below the diagonal on the right and above it on the left are over-confident
+    predictions. With ``counts`` the marker area grows with the number of samples in the bin.
+    """
+    color = PALETTE[0] if color is None else color
+    ax.plot([0, 1], [0, 1], color="0.5", linestyle=":", linewidth=1)
+    sizes = None if counts is None else 8 + 120 * np.asarray(counts) / np.max(counts)
+    ax.plot(mean_predicted, fraction_positive, color=color, linewidth=1.2, label=label)
+    ax.scatter(mean_predicted, fraction_positive, s=sizes, color=color, marker=marker, zorder=3)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("mean predicted probability of class 1")
+    ax.set_ylabel("observed fraction of class 1")
+
+
 # --- Information theory and MDL ---
 
 

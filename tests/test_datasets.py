@@ -96,6 +96,33 @@ def test_digits_binary_is_binary_with_ten_classes():
     np.testing.assert_array_equal(np.unique(y), np.arange(10))
 
 
+# --- Logistic regression ---
+
+
+@pytest.mark.parametrize("n_features", [1, 2])
+def test_classes_with_far_points_layout(n_features):
+    """Near classes on either side of x_1 = 0, far points (class 1) at large x_1."""
+    X, y, far = datasets.classes_with_far_points(n_features=n_features, n_per_class=30, n_far=7)
+    assert X.shape == (67, n_features) and y.shape == (67,) and far.shape == (67,)
+    assert far.sum() == 7 and np.all(far[-7:]) and np.all(y[far] == 1)
+    assert np.sum(y == 0) == 30
+    assert np.mean(X[y == 0, 0]) < -1 < 1 < np.mean(X[(y == 1) & ~far, 0])
+    assert np.min(X[far, 0]) > 5 and np.all(np.isfinite(X))
+    X2, _, _ = datasets.classes_with_far_points(n_features=n_features, n_per_class=30, n_far=7)
+    np.testing.assert_array_equal(X, X2)
+    with pytest.raises(ValueError, match="n_features"):
+        datasets.classes_with_far_points(n_features=3)
+
+
+def test_digits_loader_matches_sklearn():
+    from sklearn.datasets import load_digits
+
+    bunch = datasets.load_digits()
+    assert bunch.data.shape == (1797, 64)
+    assert set(np.unique(bunch.target)) == set(range(10))
+    np.testing.assert_array_equal(bunch.data, load_digits().data)
+
+
 # --- Information theory and MDL ---
 
 

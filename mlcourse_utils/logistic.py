@@ -1,0 +1,919 @@
+"""Logistic and softmax regression: discriminative linear classifiers fitted by maximum likelihood.
+
+Binary logistic regression models p(y = 1 | x) = sigma(w^T x + b) with the logistic sigmoid
+sigma(a) = 1 / (1 + e^{-a}); softmax regression models p(y = c | x) = softmax(x^T W + b)_c for
+C classes. Both are fitted by minimising the negative log-likelihood (the log loss) plus an L2
+penalty (l2 / 2) ||w||^2 on the weights; the bias b is never penalised, which is the objective
+of scikit-learn's ``LogisticRegression(C=1 / l2)``.
+
+The losses are summed over samples (not averaged), so ``l2`` is the lambda of a Gaussian prior
+w ~ N(0, I / lambda) and its effect weakens as N grows. Every loss is computed from the scores
+a = w^T x + b without forming probabilities that could round to 0 or 1: -log sigma(a) is
+``logaddexp(0, -a)`` and the softmax is normalised with log-sum-exp, so scores of any magnitude
+give finite losses and no overflow warnings.
+
+Two ways of fitting are offered. With a step size ``lr`` the ``fit_*`` functions run the plain
+gradient descent the chapter teaches (:func:`gradient_descent`). With ``lr=None`` they use
+Newton's method with a backtracking line search (the Hessian is (D + 1) x (D + 1) for two
+classes, (D + 1) C x (D + 1) C for C classes, and solved by Cholesky); for more than 20,000
+samples, scipy's L-BFGS first brings the gradient down cheaply and the Newton steps use a
+Hessian formed from 20,000 evenly spaced rows, while the loss and gradient are accumulated over
+blocks of rows that stay in cache. Both stop when the largest absolute entry of the gradient is
+at most ``tol``.
+
+See the chapter "Logistic regression".
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import warnings
+
+import numpy as np
+from scipy import linalg, optimize
+
+from ._validation import as_2d_float_array, as_binary_array, as_float, as_float_array, as_labels
+
+__all__ = [
+    "sigmoid",
+    "logistic_nll",
+    "logistic_nll_grad",
+    "fit_logistic_regression",
+    "softmax",
+    "softmax_nll",
+    "softmax_nll_grad",
+    "fit_softmax_regression",
+    "gradient_descent",
+    "least_squares_classifier",
+    "reliability_curve",
+    "expected_calibration_error",
+    "ConvergenceWarning",
+    "LogisticRegression",
+    "SoftmaxRegression",
+]
+
+
+class ConvergenceWarning(UserWarning):
+    """A fit stopped at ``max_iter`` before the gradient reached ``tol``."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The sigmoid and the binary log loss
+# ---------------------------------------------------------------------------------------------
+
+
+def _sigmoid(a):
+    """sigma(a) for a float array without NaN; no overflow for any a (see :func:`sigmoid`)."""
+    e = np.exp(-np.abs(a))  # in (0, 1]: never overflows (it may underflow to 0, harmlessly)
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def sigmoid(t):
+    """The logistic sigmoid sigma(t) = 1 / (1 + e^{-t}) = e^t / (1 + e^t), elementwise.
+
+    Each form is evaluated where it cannot overflow: 1 / (1 + e^{-t}) for t >= 0 and
+    e^t / (1 + e^t) for t < 0, so only e^{-|t|} <= 1 is ever computed. The result is exact
+    at t = +-inf (1 and 0), has no overflow warning for any t, and satisfies
+    sigma(-t) = 1 - sigma(t) to rounding error.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Any real numbers, including +-inf. NaN is rejected.
+
+    Returns
+    -------
+    float for a scalar input, otherwise an ndarray of the input's shape.
+
+    See the chapter "Logistic regression", section "The logistic sigmoid".
+    """
+    arr = as_float_array(t, "t", allow_nonfinite=True)
+    if np.any(np.isnan(arr)):
+        raise ValueError("t contains NaN; the sigmoid is defined for real numbers and +-inf")
+    with np.errstate(under="ignore"):
+        out = _sigmoid(arr)
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_binary_problem(w, b, X, y):
+    X = as_2d_float_array(X, "X")
+    w = as_float_array(w, "w", ndim=1)
+    if w.shape[0] != X.shape[1]:
+        raise ValueError(f"w has {w.shape[0]} entries but X has {X.shape[1]} columns (features)")
+    b = as_float(b, "b")
+    y = as_binary_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+    return w, b, X, y
+
+
+def _binary_nll_and_grad(w, b, X, y, l2):
+    """Penalised binary log loss and its gradient, from one pass of scores (no input checks).
+
+    With scores a_n = w^T x_n + b, the score of the true class is z_n = a_n (y_n = 1) or
+    -a_n (y_n = 0), and -log p(y_n | x_n) = log(1 + e^{-z_n}) = max(-z_n, 0) + log(1 + e^{-|z_n|}):
+    only e^{-|a_n|} <= 1 is computed, so the loss is finite for any score. The gradient is
+    sum_n (sigma(a_n) - y_n) x_n + l2 w and, for b, sum_n (sigma(a_n) - y_n).
+    """
+    a = X @ w + b                                   # scores a_n = w^T x_n + b
+    z = np.where(y == 1, a, -a)                     # score of the true class
+    with np.errstate(under="ignore"):
+        e = np.exp(-np.abs(a))                      # shared by the loss and the sigmoid
+        loss = np.sum(np.maximum(-z, 0.0) + np.log1p(e)) + 0.5 * l2 * (w @ w)
+        p = np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))   # sigma(a_n)
+    r = p - y                                       # residuals sigma(a_n) - y_n
+    grad_w = r @ X + l2 * w                         # = X^T r + l2 w
+    grad_b = np.sum(r)
+    return float(loss), grad_w, float(grad_b)
+
+
+def logistic_nll(w, b, X, y, l2=0.0):
+    """Penalised negative log-likelihood of binary logistic regression.
+
+    L(w, b) = sum_n -log p(y_n | x_n) + (l2 / 2) ||w||^2
+            = -sum_n [y_n log sigma(a_n) + (1 - y_n) log(1 - sigma(a_n))] + (l2 / 2) ||w||^2,
+
+    with scores a_n = w^T x_n + b. The loss is a sum over samples, not a mean, and the bias b
+    is not penalised. Each term is computed as logaddexp(0, -a_n) (y_n = 1) or
+    logaddexp(0, a_n) (y_n = 0), so it stays finite and accurate for scores of any size.
+
+    Parameters
+    ----------
+    w : array_like, shape (D,)
+    b : float
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+        Labels 0 or 1.
+    l2 : float, default 0
+        Penalty strength lambda >= 0.
+
+    Returns
+    -------
+    float
+
+    See the chapter "Logistic regression", section "The log loss from maximum likelihood".
+    """
+    w, b, X, y = _check_binary_problem(w, b, X, y)
+    l2 = as_float(l2, "l2", low=0.0)
+    return _binary_nll_and_grad(w, b, X, y, l2)[0]
+
+
+def logistic_nll_grad(w, b, X, y, l2=0.0):
+    """Gradient of :func:`logistic_nll` with respect to w and b.
+
+    grad_w = sum_n (sigma(w^T x_n + b) - y_n) x_n + l2 w  and
+    grad_b = sum_n (sigma(w^T x_n + b) - y_n):
+    every sample pushes the weights along its features, in proportion to its residual
+    (predicted probability of class 1 minus the label).
+
+    Parameters
+    ----------
+    w, b, X, y, l2
+        As in :func:`logistic_nll`.
+
+    Returns
+    -------
+    grad_w : ndarray, shape (D,)
+    grad_b : float
+
+    See the chapter "Logistic regression", section "The gradient".
+    """
+    w, b, X, y = _check_binary_problem(w, b, X, y)
+    l2 = as_float(l2, "l2", low=0.0)
+    _, grad_w, grad_b = _binary_nll_and_grad(w, b, X, y, l2)
+    return grad_w, grad_b
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient descent, the method the chapter teaches
+# ---------------------------------------------------------------------------------------------
+
+
+def gradient_descent(loss_and_grad, params, lr, max_iter=10000, tol=1e-8):
+    """Plain gradient descent theta <- theta - lr * grad L(theta) with a fixed step size.
+
+    Starting from ``params``, it evaluates the loss and gradient, stops as soon as the largest
+    absolute entry of the gradient is at most ``tol`` (a stopping rule that works whether or
+    not the loss can reach zero), and otherwise takes a step. At most ``max_iter`` steps are
+    taken.
+
+    Parameters
+    ----------
+    loss_and_grad : callable
+        ``loss_and_grad(*params)`` returns ``(loss, grad_1, grad_2, ...)``, one gradient per
+        parameter array.
+    params : sequence of arrays or floats
+        Starting values.
+    lr : float
+        The step size (learning rate) eta > 0.
+    max_iter : int
+    tol : float
+
+    Returns
+    -------
+    params : list
+        The final values (floats stay floats).
+    losses : ndarray
+        The loss before every step and after the last one.
+    converged : bool
+        Whether the gradient reached ``tol``.
+
+    See the chapter "Logistic regression", section "Gradient descent".
+    """
+    params = [np.array(p, dtype=float) for p in params]
+    losses = []
+    for step in range(max_iter + 1):
+        loss, *grads = loss_and_grad(*params)
+        losses.append(loss)
+        if max(np.max(np.abs(g)) for g in grads) <= tol:
+            return _unwrap(params), np.array(losses), True
+        if step == max_iter:
+            break
+        params = [p - lr * g for p, g in zip(params, grads)]
+    return _unwrap(params), np.array(losses), False
+
+
+def _unwrap(params):
+    return [float(p) if p.ndim == 0 else p for p in params]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitting binary logistic regression
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_fit_options(l2, lr, max_iter, tol):
+    l2 = as_float(l2, "l2", low=0.0)
+    if lr is not None:
+        lr = as_float(lr, "lr", low=0.0, low_open=True)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+        raise TypeError(f"max_iter must be an integer, got {max_iter!r}")
+    if max_iter < 0:
+        raise ValueError(f"max_iter must be >= 0, got {max_iter}")
+    tol = as_float(tol, "tol", low=0.0)
+    return l2, lr, int(max_iter), tol
+
+
+def _check_X(X):
+    X = as_2d_float_array(X, "X", min_rows=1)
+    if X.shape[1] == 0:
+        raise ValueError("X has no columns; at least one feature is needed")
+    return X
+
+
+def _warn_not_converged(what, max_iter, gmax, tol):
+    warnings.warn(
+        f"{what} stopped after max_iter={max_iter} iterations with largest gradient entry "
+        f"{gmax:.3g} > tol={tol:g}; increase max_iter (or lr), or use lr=None",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
+#: Above this many samples the Hessian is formed from evenly spaced rows only, and the
+#: Newton steps start from an L-BFGS solution (see :func:`_minimise`).
+_HESSIAN_ROWS = 20000
+#: L-BFGS stops when the per-sample gradient is this small; Newton steps take over from there.
+_WARM_START_GTOL = 1e-4
+
+
+def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
+    """Minimise a smooth convex loss; returns (theta, n_iter, converged).
+
+    ``loss_grad(theta)`` gives (loss, gradient) and ``hessian(theta)`` the Hessian (or an
+    approximation). Newton steps theta <- theta - t H^{-1} g with a backtracking line search
+    follow until the largest gradient entry is at most ``tol``. Close to the minimum the loss
+    stops decreasing measurably (its rounding error is about 1e-16 times the loss), so a step
+    is also accepted when it does not increase the loss beyond rounding and shrinks the
+    gradient: convergence is judged by the gradient, never by the loss.
+
+    For more than ``_HESSIAN_ROWS`` samples, forming the Hessian at every step would dominate
+    the cost, so scipy's L-BFGS first brings the gradient down cheaply (on the per-sample
+    loss, which gives it well-sized first steps), and the Hessian, formed from a subsample of
+    rows, is only recomputed when a step fails to shrink the gradient four-fold. For fewer
+    samples this is plain Newton's method with the exact Hessian at every step.
+    """
+    exact = n_samples <= _HESSIAN_ROWS
+    n_iter = 0
+    if not exact and max_iter > 0:
+        def mean_loss_grad(t):
+            loss, g = loss_grad(t)
+            return loss / n_samples, g / n_samples
+
+        res = optimize.minimize(mean_loss_grad, theta, jac=True, method="L-BFGS-B",
+                                options={"maxiter": min(max_iter, 500), "maxls": 50,
+                                         "gtol": max(tol / n_samples, _WARM_START_GTOL)})
+        theta, n_iter = res.x, res.nit
+    loss, g = loss_grad(theta)
+    H = None
+    while True:
+        gmax = np.max(np.abs(g))
+        if gmax <= tol:
+            return theta, n_iter, True
+        if n_iter >= max_iter:
+            return theta, n_iter, False
+        if H is None:
+            H = hessian(theta)
+        step = _solve_psd(H, g)
+        decrement = g @ step                        # the Newton decrement squared, >= 0
+        t = 1.0
+        while True:
+            theta_new = theta - t * step
+            loss_new, g_new = loss_grad(theta_new)
+            gmax_new = np.max(np.abs(g_new))
+            if loss_new <= loss - 1e-4 * t * decrement or (
+                    loss_new <= loss + 1e-13 * abs(loss) and gmax_new < gmax):
+                break
+            t *= 0.5
+            if t < 1e-12:
+                # No progress is possible in floating point: the gradient is as small as
+                # rounding allows at this scale.
+                return theta, n_iter, _at_precision(gmax, X, tol)
+        n_iter += 1
+        if exact or gmax_new > 0.25 * gmax:
+            H = None                                # a new Hessian at the next point
+        theta, loss, g = theta_new, loss_new, g_new
+
+
+def _in_blocks(nll_and_grad, W, b, X, y, l2, rows=4096):
+    """``nll_and_grad(W, b, X, y, l2)`` accumulated over blocks of ``rows`` samples.
+
+    The loss and its gradient are sums over samples, so they can be added up block by block
+    (the penalty is added once at the end). A block of X stays in the processor's cache
+    between its two uses (the scores X W and the gradient X^T R), so X is read from memory
+    once instead of twice, which makes large problems about 1.5 times faster.
+    """
+    if X.shape[0] <= rows:
+        return nll_and_grad(W, b, X, y, l2)
+    loss, grad_W, grad_b = 0.0, 0.0, 0.0
+    for start in range(0, X.shape[0], rows):        # a loop over blocks of rows
+        block = slice(start, start + rows)
+        part = nll_and_grad(W, b, X[block], y[block], 0.0)
+        loss, grad_W, grad_b = loss + part[0], grad_W + part[1], grad_b + part[2]
+    return loss + 0.5 * l2 * np.sum(W * W), grad_W + l2 * W, grad_b
+
+
+def _row_subsample(X, max_rows):
+    """Evenly spaced rows of X (all of them if there are at most max_rows) and N / rows."""
+    step = -(-X.shape[0] // max_rows)               # ceil(N / max_rows)
+    Xs = X[::step]
+    return Xs, X.shape[0] / Xs.shape[0]
+
+
+def _binary_hessian(X, w, b, l2, max_rows=_HESSIAN_ROWS):
+    """Hessian of the penalised binary log loss in theta = (w, b).
+
+    [X 1]^T S [X 1] + l2 diag(1, ..., 1, 0) with S = diag(sigma(a_n)(1 - sigma(a_n))), a
+    (D + 1) x (D + 1) matrix; for N > ``max_rows`` the sum runs over evenly spaced rows and
+    is scaled up.
+    """
+    Xs, scale = _row_subsample(X, max_rows)
+    D = X.shape[1]
+    with np.errstate(under="ignore"):
+        p = _sigmoid(Xs @ w + b)
+    s = scale * p * (1.0 - p)
+    H = np.empty((D + 1, D + 1))
+    H[:D, :D] = (Xs * s[:, None]).T @ Xs
+    H[:D, :D][np.diag_indices(D)] += l2
+    H[:D, D] = H[D, :D] = s @ Xs
+    H[D, D] = np.sum(s)
+    return H
+
+
+def _newton_binary(X, y, l2, max_iter, tol):
+    """The minimiser of the penalised binary log loss by :func:`_minimise`; (w, b, n_iter, ok)."""
+    D = X.shape[1]
+
+    def loss_grad(theta):
+        loss, gw, gb = _in_blocks(_binary_nll_and_grad, theta[:D], theta[D], X, y, l2)
+        return loss, np.append(gw, gb)
+
+    theta, n_iter, converged = _minimise(
+        loss_grad, lambda t: _binary_hessian(X, t[:D], t[D], l2), np.zeros(D + 1),
+        X.shape[0], X, max_iter, tol)
+    return theta[:D], float(theta[D]), n_iter, converged
+
+
+def _at_precision(gmax, X, tol):
+    """Whether a gradient that can no longer be reduced is at the rounding level of the data."""
+    scale = np.abs(X).sum(axis=0).max() + X.shape[0]
+    return gmax <= max(tol, 1e3 * np.finfo(float).eps * scale)
+
+
+def _solve_psd(H, g):
+    """H^{-1} g for a symmetric positive semi-definite H, by Cholesky; shifts H if singular."""
+    shift = 0.0
+    scale = max(np.max(np.abs(np.diag(H))), 1e-300)
+    for _ in range(30):
+        try:
+            c = linalg.cho_factor(H + shift * np.eye(len(H)), lower=True, check_finite=False)
+            return linalg.cho_solve(c, g, check_finite=False)
+        except linalg.LinAlgError:
+            shift = max(10.0 * shift, 1e-12 * scale)
+    raise RuntimeError("the Hessian could not be factorised")  # pragma: no cover
+
+
+def _fit_binary(X, y, l2, lr, max_iter, tol):
+    """(w, b, info) for checked X and 0/1 float y; info has losses, n_iter, converged."""
+    D = X.shape[1]
+    if lr is None:
+        w, b, n_iter, converged = _newton_binary(X, y, l2, max_iter, tol)
+        info = {"n_iter": n_iter, "converged": converged, "losses": None}
+    else:
+        (w, b), losses, converged = gradient_descent(
+            lambda w, b: _binary_nll_and_grad(w, b, X, y, l2), [np.zeros(D), 0.0],
+            lr, max_iter, tol)
+        info = {"n_iter": len(losses) - 1, "converged": converged, "losses": losses}
+    if not converged:
+        _, gw, gb = _binary_nll_and_grad(w, b, X, y, l2)
+        _warn_not_converged("fit_logistic_regression", max_iter,
+                            max(np.max(np.abs(gw)), abs(gb)), tol)
+    return w, float(b), info
+
+
+def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+    """Fit binary logistic regression: the minimiser (w, b) of :func:`logistic_nll`.
+
+    Minimises sum_n -log p(y_n | x_n) + (l2 / 2) ||w||^2 with p(y = 1 | x) = sigma(w^T x + b),
+    the bias unpenalised: the optimum of scikit-learn's ``LogisticRegression(C=1 / l2)``. The
+    loss is convex (strictly so in w when l2 > 0), so there is one minimum, but the gradient
+    equation has no closed-form solution.
+
+    With ``lr`` given, this is plain gradient descent w <- w - lr grad_w, b <- b - lr grad_b
+    from w = 0, b = 0, at most ``max_iter`` steps (see :func:`gradient_descent`); the step must
+    be below 2 / L, where L = lambda_max([X 1]^T [X 1]) / 4 + l2, or the iterates diverge.
+    With ``lr=None`` it uses Newton's method with a line search (after an L-BFGS warm start
+    when N > 20,000; ``max_iter`` then counts L-BFGS iterations and Newton steps, usually
+    fewer than 30 in all). Either way it stops when the largest absolute gradient entry is at
+    most ``tol``, and issues a :class:`ConvergenceWarning` if ``max_iter`` is reached first. With l2 = 0 and linearly separable data no minimiser exists:
+    the weights grow until the gradient falls below ``tol``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+        Labels 0 or 1, both present.
+    l2 : float, default 1
+        Penalty strength lambda >= 0 (scikit-learn's 1 / C).
+    lr : float or None
+        Gradient-descent step size, or None for the fast solver.
+    max_iter : int
+    tol : float
+
+    Returns
+    -------
+    w : ndarray, shape (D,)
+    b : float
+
+    See the chapter "Logistic regression", sections "Gradient descent" and
+    "Regularisation".
+    """
+    X = _check_X(X)
+    y = as_binary_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+    if y.min() == y.max():
+        raise ValueError(f"y holds only the label {int(y[0])}; both classes 0 and 1 are needed")
+    l2, lr, max_iter, tol = _check_fit_options(l2, lr, max_iter, tol)
+    w, b, _ = _fit_binary(X, y, l2, lr, max_iter, tol)
+    return w, b
+
+
+# ---------------------------------------------------------------------------------------------
+# Softmax regression
+# ---------------------------------------------------------------------------------------------
+
+
+def _log_softmax_rows(A):
+    """(log-softmax, softmax) of the rows of a 2-D float array without NaN or +inf."""
+    # The row maximum, taken as an elementwise maximum of the C columns (much faster than
+    # a reduction along short rows when N is large).
+    m = functools.reduce(np.maximum, A.T)[:, None]
+    Z = A - m                                       # the largest entry of each row is 0
+    with np.errstate(under="ignore"):
+        E = np.exp(Z)
+    s = E.sum(axis=1, keepdims=True)                # >= 1: no underflow to 0, no division by 0
+    return Z - np.log(s), E / s
+
+
+def softmax(A):
+    """Row-wise softmax: softmax(a)_c = e^{a_c} / sum_{c'} e^{a_{c'}}.
+
+    The largest entry of each row is subtracted before exponentiating (the softmax does not
+    change when a constant is added to a row), so no exponent exceeds 0 and nothing
+    overflows; the denominator is then at least 1. An entry of -inf gets probability 0.
+
+    Parameters
+    ----------
+    A : array_like, shape (C,) or (N, C)
+        Scores; a 1-D input is one row. NaN and +inf are rejected, as is a row of only -inf.
+
+    Returns
+    -------
+    ndarray of the input's shape, every row summing to 1.
+
+    See the chapter "Logistic regression", section "More than two classes: softmax
+    regression".
+    """
+    A = as_float_array(A, "A", allow_nonfinite=True)
+    if A.ndim not in (1, 2) or A.shape[-1] == 0:
+        raise ValueError(f"A must be a non-empty 1-D or 2-D array of scores, got shape {A.shape}")
+    if np.any(np.isnan(A)) or np.any(A == np.inf):
+        raise ValueError("A contains NaN or +inf; scores must be real numbers (or -inf)")
+    A2 = np.atleast_2d(A)
+    if np.any(np.all(A2 == -np.inf, axis=1)):
+        raise ValueError("A has a row of only -inf scores; its softmax is undefined")
+    return _log_softmax_rows(A2)[1].reshape(A.shape)
+
+
+def _check_integer_labels(y, name, n_samples, n_classes):
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but {name} has {arr.shape[0]} entries")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} must hold integer class indices 0..C-1, got dtype {arr.dtype}")
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must hold integer class indices 0..C-1")
+    if arr.size and (arr.min() < 0 or arr.max() >= n_classes):
+        raise ValueError(
+            f"{name} must hold class indices in 0..{n_classes - 1} (W has {n_classes} columns), "
+            f"found {int(arr.min()) if arr.min() < 0 else int(arr.max())}"
+        )
+    return arr.astype(np.intp)
+
+
+def _check_softmax_problem(W, b, X, y):
+    X = as_2d_float_array(X, "X")
+    W = as_float_array(W, "W", ndim=2)
+    if W.shape[0] != X.shape[1]:
+        raise ValueError(f"W has {W.shape[0]} rows but X has {X.shape[1]} columns (features)")
+    if W.shape[1] == 0:
+        raise ValueError("W has no columns; it must have shape (D, C) with C >= 1")
+    b = as_float_array(b, "b", ndim=1)
+    if b.shape[0] != W.shape[1]:
+        raise ValueError(f"b has {b.shape[0]} entries but W has {W.shape[1]} columns (classes)")
+    y = _check_integer_labels(y, "y", X.shape[0], W.shape[1])
+    return W, b, X, y
+
+
+def _softmax_nll_and_grad(W, b, X, y, l2):
+    """Penalised softmax log loss and its gradient (no input checks).
+
+    With scores A = X W + b (row n holds a_nc = w_c^T x_n + b_c) and P = softmax(A) row-wise,
+    the loss is sum_n [log sum_c e^{a_nc} - a_{n, y_n}] + (l2 / 2) ||W||_F^2 and the gradient
+    is X^T (P - T) + l2 W for W and the column sums of P - T for b, where T is the one-hot
+    matrix of the labels. The log-sum-exp subtracts each row's maximum m_n first.
+    """
+    N, C = X.shape[0], W.shape[1]
+    A = X @ W + b                                   # (N, C) scores
+    A -= functools.reduce(np.maximum, A.T)[:, None]  # shift each row: the largest score is 0
+    true = np.arange(N) * C + y                     # flat positions of a_{n, y_n}
+    with np.errstate(under="ignore"):
+        P = np.exp(A)
+    s = P @ np.ones(C)                              # row sums, each >= 1
+    loss = np.sum(np.log(s)) - np.sum(A.ravel()[true]) + 0.5 * l2 * np.sum(W * W)
+    P /= s[:, None]                                 # P = softmax(A)
+    P.ravel()[true] -= 1.0                          # residuals P - T, in place
+    grad_W = (P.T @ X).T + l2 * W                   # = X^T (P - T); faster in this order
+    grad_b = np.ones(N) @ P
+    return float(loss), grad_W, grad_b
+
+
+def softmax_nll(W, b, X, y, l2=0.0):
+    """Penalised negative log-likelihood of softmax (multinomial logistic) regression.
+
+    L(W, b) = sum_n -log softmax(x_n^T W + b)_{y_n} + (l2 / 2) ||W||_F^2,
+
+    computed with log-sum-exp, so scores of any magnitude give a finite loss. The bias b is
+    not penalised.
+
+    Parameters
+    ----------
+    W : array_like, shape (D, C)
+        Column c is the weight vector w_c of class c.
+    b : array_like, shape (C,)
+    X : array_like, shape (N, D)
+    y : array_like of int, shape (N,)
+        Class indices 0..C-1.
+    l2 : float, default 0
+
+    Returns
+    -------
+    float
+
+    See the chapter "Logistic regression", section "More than two classes: softmax
+    regression".
+    """
+    W, b, X, y = _check_softmax_problem(W, b, X, y)
+    l2 = as_float(l2, "l2", low=0.0)
+    return _softmax_nll_and_grad(W, b, X, y, l2)[0]
+
+
+def softmax_nll_grad(W, b, X, y, l2=0.0):
+    """Gradient of :func:`softmax_nll`: ``(X^T (P - T) + l2 W, sum_n (p_n - t_n))``.
+
+    P holds the predicted class probabilities (N, C) and T the one-hot labels; with two
+    classes and w = w_1 - w_0 this reduces to the binary gradient of
+    :func:`logistic_nll_grad`.
+
+    Returns
+    -------
+    grad_W : ndarray, shape (D, C)
+    grad_b : ndarray, shape (C,)
+        Its entries sum to 0: adding a constant to every b_c does not change the loss.
+
+    See the chapter "Logistic regression", section "More than two classes: softmax
+    regression".
+    """
+    W, b, X, y = _check_softmax_problem(W, b, X, y)
+    l2 = as_float(l2, "l2", low=0.0)
+    _, grad_W, grad_b = _softmax_nll_and_grad(W, b, X, y, l2)
+    return grad_W, grad_b
+
+
+def _softmax_hessian(X, W, b, l2, max_rows=_HESSIAN_ROWS):
+    """Hessian of the penalised softmax loss in theta = [W; b] flattened in C order.
+
+    Writing x~_n = (x_n, 1), theta is the (D + 1) x C matrix [W; b] and the Hessian is
+    sum_n (x~_n x~_n^T) kron (diag(p_n) - p_n p_n^T), plus l2 on the entries of W. Forming it
+    costs C (C + 1) / 2 products of size N x (D + 1)^2, so for N > ``max_rows`` the sum runs
+    over evenly spaced rows and is scaled up: a close approximation, enough for Newton steps
+    to converge fast (the gradient, which decides convergence, is always exact). The loss
+    does not change when one constant is added to every b_c, so the Hessian is singular along
+    u = (0, ..., 0, 1, ..., 1), a direction in which the gradient is always zero; adding
+    u u^T makes it invertible without changing a Newton step in any other direction.
+    """
+    D, C = W.shape
+    X, scale = _row_subsample(X, max_rows)
+    Xt = np.column_stack([X, np.ones(X.shape[0])])
+    _, P = _log_softmax_rows(X @ W + b)
+    H = np.empty((D + 1, C, D + 1, C))
+    for c in range(C):                              # a loop over pairs of classes
+        for c2 in range(c, C):
+            s = scale * P[:, c] * (float(c == c2) - P[:, c2])
+            block = (Xt * s[:, None]).T @ Xt
+            H[:, c, :, c2] = block
+            H[:, c2, :, c] = block                  # each block is symmetric
+    H = H.reshape((D + 1) * C, (D + 1) * C)
+    idx = np.arange(D * C)
+    H[idx, idx] += l2
+    u = np.zeros((D + 1) * C)
+    u[D * C:] = 1.0
+    return H + np.outer(u, u)
+
+
+def _softmax_fast(X, y, C, l2, max_iter, tol):
+    """The minimiser of the penalised softmax loss by :func:`_minimise`; (W, b, n_iter, ok)."""
+    N, D = X.shape
+
+    def unpack(theta):
+        return theta[: D * C].reshape(D, C), theta[D * C:]
+
+    def loss_grad(theta):
+        loss, gW, gb = _in_blocks(_softmax_nll_and_grad, *unpack(theta), X, y, l2)
+        return loss, np.concatenate([gW.ravel(), np.asarray(gb, dtype=float)])
+
+    theta, n_iter, converged = _minimise(
+        loss_grad, lambda t: _softmax_hessian(X, *unpack(t), l2), np.zeros((D + 1) * C),
+        N, X, max_iter, tol)
+    W, b = unpack(theta)
+    return W, b, n_iter, converged
+
+
+def _fit_softmax(X, index, C, l2, lr, max_iter, tol):
+    """(W, b, info) for checked X and integer labels 0..C-1; b is centred."""
+    D = X.shape[1]
+    if lr is None:
+        W, b, n_iter, converged = _softmax_fast(X, index, C, l2, max_iter, tol)
+        info = {"n_iter": n_iter, "converged": converged, "losses": None}
+    else:
+        (W, b), losses, converged = gradient_descent(
+            lambda W, b: _softmax_nll_and_grad(W, b, X, index, l2),
+            [np.zeros((D, C)), np.zeros(C)], lr, max_iter, tol)
+        info = {"n_iter": len(losses) - 1, "converged": converged, "losses": losses}
+    if not converged:
+        _, gW, gb = _softmax_nll_and_grad(W, b, X, index, l2)
+        _warn_not_converged("fit_softmax_regression", max_iter,
+                            max(np.max(np.abs(gW)), np.max(np.abs(gb))), tol)
+    return W, b - b.mean(), info
+
+
+def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+    """Fit softmax (multinomial logistic) regression by minimising :func:`softmax_nll`.
+
+    The labels are mapped to 0..C-1 in the order of ``classes = np.unique(y)``; the result is
+    the optimum of scikit-learn's multinomial ``LogisticRegression(C=1 / l2)``. Adding the
+    same constant to every b_c leaves every probability unchanged, so b is only determined up
+    to a constant; it is returned centred (summing to 0). (With l2 > 0 the weights are unique:
+    adding a vector to every column of W changes the penalty.)
+
+    With ``lr`` given, plain gradient descent from W = 0, b = 0 with that step, at most
+    ``max_iter`` steps; with ``lr=None``, Newton's method as in :func:`fit_logistic_regression`
+    (L-BFGS first when N > 20,000). Both stop when the largest absolute gradient entry is at
+    most ``tol`` and issue a :class:`ConvergenceWarning` when ``max_iter`` is reached first.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+        Labels of any sortable type, at least two distinct values.
+    l2, lr, max_iter, tol
+        As in :func:`fit_logistic_regression`.
+
+    Returns
+    -------
+    classes : ndarray, shape (C,)
+    W : ndarray, shape (D, C)
+    b : ndarray, shape (C,)
+
+    See the chapter "Logistic regression", section "More than two classes: softmax
+    regression".
+    """
+    X = _check_X(X)
+    _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+    if classes.shape[0] < 2:
+        raise ValueError(f"y holds only the label {classes[0]!r}; at least two classes are needed")
+    l2, lr, max_iter, tol = _check_fit_options(l2, lr, max_iter, tol)
+    W, b, _ = _fit_softmax(X, index, classes.shape[0], l2, lr, max_iter, tol)
+    return classes, W, b
+
+
+# ---------------------------------------------------------------------------------------------
+# The least-squares classifier (the chapter's starting point)
+# ---------------------------------------------------------------------------------------------
+
+
+def least_squares_classifier(X, y):
+    """Fit a linear function to 0/1 labels by least squares: (w, b) minimising
+    sum_n (w^T x_n + b - y_n)^2.
+
+    Predicting class 1 where w^T x + b > 1/2 gives the least-squares classifier that the
+    chapter starts from (and shows failing when far-away points are added). Solved with
+    ``numpy.linalg.lstsq`` on [X 1].
+
+    Returns
+    -------
+    w : ndarray, shape (D,)
+    b : float
+
+    See the chapter "Logistic regression", section "Why not least squares?".
+    """
+    X = _check_X(X)
+    y = as_binary_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+    A = np.column_stack([X, np.ones(X.shape[0])])
+    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    return coef[:-1], float(coef[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibration
+# ---------------------------------------------------------------------------------------------
+
+
+def reliability_curve(y, p, n_bins=10):
+    """Calibration of predicted probabilities: per bin of p, the mean p and the fraction of 1s.
+
+    The interval [0, 1] is cut into ``n_bins`` bins of equal width (a probability on an inner
+    edge goes to the lower bin, as in scikit-learn's ``calibration_curve``). For every
+    non-empty bin k the function returns the mean predicted probability, the observed
+    fraction of labels 1 and the number of samples. A calibrated classifier has the two equal:
+    of the samples given probability 0.8, about 80 % belong to class 1.
+
+    Parameters
+    ----------
+    y : array_like, shape (N,)
+        Labels 0 or 1.
+    p : array_like, shape (N,)
+        Predicted probabilities of class 1, in [0, 1].
+    n_bins : int
+
+    Returns
+    -------
+    mean_predicted, fraction_positive : ndarray, shape (K,)
+    counts : ndarray of int, shape (K,)
+        K <= n_bins is the number of non-empty bins.
+
+    See the chapter "Logistic regression", section "Over-confident or well calibrated?".
+    """
+    y = as_binary_array(y, "y", ndim=1, min_size=1)
+    p = as_float_array(p, "p", ndim=1)
+    if p.shape != y.shape:
+        raise ValueError(f"p has {p.shape[0]} entries but y has {y.shape[0]}")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p must hold probabilities in [0, 1]")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    index = np.searchsorted(edges[1:-1], p)
+    counts = np.bincount(index, minlength=n_bins)
+    keep = counts > 0
+    mean_p = np.bincount(index, weights=p, minlength=n_bins)[keep] / counts[keep]
+    frac = np.bincount(index, weights=y, minlength=n_bins)[keep] / counts[keep]
+    return mean_p, frac, counts[keep]
+
+
+def expected_calibration_error(y, p, n_bins=10):
+    """sum_k (N_k / N) |mean predicted probability in bin k - fraction of 1s in bin k|.
+
+    The bins are those of :func:`reliability_curve`; 0 means calibrated (at this
+    resolution). Returns a float.
+
+    See the chapter "Logistic regression", section "Over-confident or well calibrated?".
+    """
+    mean_p, frac, counts = reliability_curve(y, p, n_bins)
+    return float(np.sum(counts * np.abs(mean_p - frac)) / np.sum(counts))
+
+
+# ---------------------------------------------------------------------------------------------
+# Estimators in the scikit-learn style
+# ---------------------------------------------------------------------------------------------
+
+
+class _LinearClassifier:
+    def __init__(self, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+        self.l2, self.lr, self.max_iter, self.tol = _check_fit_options(l2, lr, max_iter, tol)
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise RuntimeError("call fit(X, y) before predicting")
+
+    def decision_function(self, X):
+        """Scores: (N,) for two classes (the log-odds of classes_[1]), (N, C) otherwise."""
+        self._check_fitted()
+        X = as_2d_float_array(X, "X")
+        if X.shape[1] != self.coef_.shape[0]:
+            raise ValueError(f"X has {X.shape[1]} columns but the model was fitted on "
+                             f"{self.coef_.shape[0]}")
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """(N,) the most probable class label (ties: the first class)."""
+        self._check_fitted()
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def score(self, X, y):
+        """Accuracy on (X, y)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+class LogisticRegression(_LinearClassifier):
+    """Binary logistic regression with an L2 penalty, in the scikit-learn style.
+
+    ``fit(X, y)`` accepts any two labels (``classes_[1]`` is the positive class) and calls the
+    fitting code of :func:`fit_logistic_regression`. Attributes: ``classes_``, ``coef_`` (D,),
+    ``intercept_`` (float), ``n_iter_``, ``converged_`` and, for gradient descent
+    (``lr`` given), ``loss_history_`` (the loss before every step).
+
+    See the chapter "Logistic regression".
+    """
+
+    def fit(self, X, y):
+        X = _check_X(X)
+        _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+        if classes.shape[0] != 2:
+            raise ValueError(f"y must hold exactly two classes, got {classes.shape[0]}")
+        w, b, info = _fit_binary(X, index.astype(float), self.l2, self.lr, self.max_iter,
+                                 self.tol)
+        self.classes_, self.coef_, self.intercept_ = classes, w, b
+        self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
+        self.loss_history_ = info["losses"]
+        return self
+
+    def predict_proba(self, X):
+        """(N, 2) probabilities of classes_[0] and classes_[1]."""
+        with np.errstate(under="ignore"):
+            p1 = _sigmoid(self.decision_function(X))
+            p0 = _sigmoid(-self.decision_function(X))
+        return np.column_stack([p0, p1])
+
+
+class SoftmaxRegression(_LinearClassifier):
+    """Softmax regression with an L2 penalty, in the scikit-learn style.
+
+    ``fit(X, y)`` calls the fitting code of :func:`fit_softmax_regression`. Attributes:
+    ``classes_``, ``coef_`` (D, C), ``intercept_`` (C,, centred), ``n_iter_``,
+    ``converged_`` and ``loss_history_`` (gradient descent only).
+
+    See the chapter "Logistic regression".
+    """
+
+    def fit(self, X, y):
+        X = _check_X(X)
+        _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+        if classes.shape[0] < 2:
+            raise ValueError("y must hold at least two classes")
+        W, b, info = _fit_softmax(X, index, classes.shape[0], self.l2, self.lr,
+                                  self.max_iter, self.tol)
+        self.classes_, self.coef_, self.intercept_ = classes, W, b
+        self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
+        self.loss_history_ = info["losses"]
+        return self
+
+    def predict_proba(self, X):
+        """(N, C) class probabilities, rows summing to 1."""
+        return _log_softmax_rows(self.decision_function(X))[1]
