@@ -10,9 +10,10 @@ pseudo-counts need not be integers); every output is a Python ``float`` or a flo
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from ._validation import as_1d_float_array, as_float, as_float_array
+from ._validation import FloatArray, as_1d_float_array, as_float, as_float_array
 
 __all__ = [
     "model_posterior",
@@ -38,7 +39,7 @@ def _count(value, name):
     return as_float(value, name, low=0.0)
 
 
-def model_posterior(log_likelihoods, prior):
+def model_posterior(log_likelihoods: ArrayLike, prior: ArrayLike) -> FloatArray:
     """Posterior probabilities of a finite set of models, computed in log space.
 
     p(m | D) = exp(log p(D | m) + log p(m) - logsumexp_m'(log p(D | m') + log p(m'))).
@@ -98,7 +99,7 @@ def model_posterior(log_likelihoods, prior):
     return np.exp(log_joint - log_evidence)
 
 
-def beta_posterior(a, b, n_heads, n_tails):
+def beta_posterior(a: float, b: float, n_heads: float, n_tails: float) -> tuple[float, float]:
     """Parameters of the Beta posterior after observing coin flips (Beta–Bernoulli conjugacy).
 
     Beta(a, b) prior and N_H heads, N_T tails give the posterior Beta(a + N_H, b + N_T):
@@ -122,7 +123,7 @@ def beta_posterior(a, b, n_heads, n_tails):
     return a + n_heads, b + n_tails
 
 
-def beta_mean(a, b):
+def beta_mean(a: float, b: float) -> float:
     """Mean of Beta(a, b): a / (a + b).
 
     Parameters
@@ -140,7 +141,7 @@ def beta_mean(a, b):
     return a / (a + b)
 
 
-def beta_map(a, b):
+def beta_map(a: float, b: float) -> float:
     """Mode of Beta(a, b): (a - 1) / (a + b - 2), the MAP estimate when Beta(a, b) is a posterior.
 
     The mode is an interior point only when a > 1 and b > 1; otherwise the density is
@@ -170,7 +171,7 @@ def beta_map(a, b):
     return (a - 1.0) / (a + b - 2.0)
 
 
-def posterior_predictive_heads(a, b, n_heads, n_tails):
+def posterior_predictive_heads(a: float, b: float, n_heads: float, n_tails: float) -> float:
     """Probability that the next flip is heads, averaging over the Beta posterior.
 
     p(x = H | D) = E[θ | D] = (N_H + a) / (N + a + b) with N = N_H + N_T.
@@ -192,7 +193,7 @@ def posterior_predictive_heads(a, b, n_heads, n_tails):
     return a_post / (a_post + b_post)
 
 
-def beta_credible_interval(a, b, mass=0.95):
+def beta_credible_interval(a: float, b: float, mass: float = 0.95) -> tuple[float, float]:
     """Equal-tailed credible interval of Beta(a, b).
 
     lo and hi are the (1 - mass)/2 and (1 + mass)/2 quantiles, so that the interval holds
@@ -218,7 +219,7 @@ def beta_credible_interval(a, b, mass=0.95):
     return float(lo), float(hi)
 
 
-def smoothed_categorical(counts, alpha=1.0):
+def smoothed_categorical(counts: ArrayLike, alpha: float = 1.0) -> FloatArray:
     """Posterior-mean (Laplace-smoothed) probabilities of a categorical variable.
 
     p_j = (k_j + alpha) / (n + m * alpha), with k_j the count of outcome j, n = sum_j k_j
@@ -260,7 +261,9 @@ def smoothed_categorical(counts, alpha=1.0):
     return (counts + alpha) / denominator
 
 
-def gaussian_mean_posterior(x, sigma2, mu0, tau2):
+def gaussian_mean_posterior(
+    x: ArrayLike, sigma2: float, mu0: float, tau2: float
+) -> tuple[float, float]:
     """Posterior of a Gaussian mean with known noise variance under a Gaussian prior.
 
     With x_i ~ N(mu, sigma2) i.i.d. and mu ~ N(mu0, tau2), the posterior is N(mu_n, tau2_n):
@@ -301,7 +304,9 @@ def gaussian_mean_posterior(x, sigma2, mu0, tau2):
     return float(mu_n), float(tau2_n)
 
 
-def gaussian_posterior_predictive(x, sigma2, mu0, tau2):
+def gaussian_posterior_predictive(
+    x: ArrayLike, sigma2: float, mu0: float, tau2: float
+) -> tuple[float, float]:
     """Posterior predictive distribution of a new observation of a Gaussian with unknown mean.
 
     p(x_new | x) = integral N(x_new; mu, sigma2) N(mu; mu_n, tau2_n) dmu
@@ -329,7 +334,9 @@ def gaussian_posterior_predictive(x, sigma2, mu0, tau2):
     return mu_n, tau2_n + float(sigma2)
 
 
-def beta_bernoulli_log_joint(theta, a, b, n_heads, n_tails):
+def beta_bernoulli_log_joint(
+    theta: ArrayLike, a: float, b: float, n_heads: float, n_tails: float
+) -> float | FloatArray:
     """Log of prior times likelihood, log Beta(θ; a, b) + N_H log θ + N_T log(1 - θ).
 
     As a function of θ this is the unnormalised log posterior: its maximiser is the MAP

@@ -8,7 +8,15 @@ book shows the same numbers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import NDArray
+
+from ._validation import FloatArray
+
+if TYPE_CHECKING:  # scikit-learn is imported only when a loader runs
+    from sklearn.utils import Bunch
 
 __all__ = [
     "COIN_SEQUENCE",
@@ -32,24 +40,24 @@ __all__ = [
 COIN_SEQUENCE = "HTHHHTHHTHTH"
 
 
-def coin_sequence():
+def coin_sequence() -> str:
     """The lecture's coin flips as a string of 'H' and 'T' (chapter "Maximum likelihood")."""
     return COIN_SEQUENCE
 
 
-def coin_flips():
+def coin_flips() -> NDArray[np.int64]:
     """The same flips as a 0/1 integer array, 1 for heads."""
     return np.array([1 if c == "H" else 0 for c in COIN_SEQUENCE], dtype=np.int64)
 
 
-def toronto_march_temperatures():
+def toronto_march_temperatures() -> FloatArray:
     """Five March days in Toronto: columns are the daily high and low in °C, shape (5, 2)."""
     return np.array(
         [[-2.5, -7.5], [-9.9, -14.9], [-12.1, -17.5], [-8.9, -13.9], [-6.0, -11.1]]
     )
 
 
-def spam_ham_table():
+def spam_ham_table() -> tuple[NDArray[np.int64], NDArray[np.str_], list[str]]:
     """The lecture's eleven e-mails with two binary word features ("pill", "meeting").
 
     Returns
@@ -70,7 +78,7 @@ def spam_ham_table():
     return X, y, ["pill", "meeting"]
 
 
-def lobster_sizes(seed=311):
+def lobster_sizes(seed: int = 311) -> tuple[FloatArray, NDArray[np.int64]]:
     """One-feature lobster data: 20 lobsters that died (label 0) and 30 that survived (label 1).
 
     The lecture gives only the counts, so the sizes (carapace length in mm) are drawn with a
@@ -89,7 +97,9 @@ def lobster_sizes(seed=311):
     return x, y
 
 
-def line_with_outliers(n=30, n_outliers=4, seed=0):
+def line_with_outliers(
+    n: int = 30, n_outliers: int = 4, seed: int = 0
+) -> tuple[FloatArray, FloatArray]:
     """Points near the line y = 1 + 2x with Gaussian noise, plus a few gross outliers.
 
     Used to compare least squares (Gaussian noise) with least absolute deviations (Laplace
@@ -111,27 +121,27 @@ def _sklearn_loader(name):
     return getattr(skd, name)()
 
 
-def load_iris():
+def load_iris() -> Bunch:
     """Iris (150 flowers, 4 features, 3 species), shipped with scikit-learn. Returns a Bunch."""
     return _sklearn_loader("load_iris")
 
 
-def load_wine():
+def load_wine() -> Bunch:
     """Wine (178 wines, 13 features, 3 cultivars), shipped with scikit-learn. Returns a Bunch."""
     return _sklearn_loader("load_wine")
 
 
-def load_breast_cancer():
+def load_breast_cancer() -> Bunch:
     """Breast cancer Wisconsin (569 samples, 30 features, 2 classes), shipped with scikit-learn."""
     return _sklearn_loader("load_breast_cancer")
 
 
-def load_diabetes():
+def load_diabetes() -> Bunch:
     """Diabetes regression data (442 patients, 10 features), shipped with scikit-learn."""
     return _sklearn_loader("load_diabetes")
 
 
-def load_digits_binary(threshold=8):
+def load_digits_binary(threshold: float = 8) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """scikit-learn's 8×8 handwritten digits with pixels binarised (intensity > threshold).
 
     Returns
@@ -148,7 +158,9 @@ def load_digits_binary(threshold=8):
 # --- Logistic regression ---
 
 
-def classes_with_far_points(n_features=2, n_per_class=40, n_far=12, seed=0):
+def classes_with_far_points(
+    n_features: int = 2, n_per_class: int = 40, n_far: int = 12, seed: int = 0
+) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.bool_]]:
     """Two well-separated classes plus a group of class-1 points far from the boundary.
 
     The classes are separated by the hyperplane x_1 = 0: class 0 is drawn around x_1 = -1.5
@@ -188,7 +200,7 @@ def classes_with_far_points(n_features=2, n_per_class=40, n_far=12, seed=0):
     return X, y, far
 
 
-def load_digits():
+def load_digits() -> Bunch:
     """scikit-learn's 8×8 handwritten digits (1797 images, 64 pixel intensities 0–16, 10
     classes), shipped with scikit-learn. Returns a Bunch (``data``, ``target``, ``images``)."""
     return _sklearn_loader("load_digits")
@@ -199,7 +211,7 @@ def load_digits():
 __all__ += ["zen_of_python"]
 
 
-def zen_of_python():
+def zen_of_python() -> str:
     """The Zen of Python (Tim Peters), the text that the standard library's ``this`` module ships.
 
     ``this`` stores the text ROT13-encoded in ``this.s`` and prints it when first imported;
@@ -221,7 +233,7 @@ def zen_of_python():
 __all__ += ["regression_challenge"]
 
 
-def regression_challenge(n=40, seed=12):
+def regression_challenge(n: int = 40, seed: int = 12) -> tuple[FloatArray, FloatArray]:
     """The lecture's "regression challenge": points around the parabola y = 2 x^2 + 1.
 
     The lecture shows the data only as a figure ("without noise y = alpha x^2 + beta"), so they

@@ -18,13 +18,23 @@ See the chapter "Information theory and MDL".
 from __future__ import annotations
 
 import heapq
+import itertools
 import numbers
 import warnings
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.polynomial import Chebyshev
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import kl_div, xlogy
 
-from ._validation import as_1d_float_array, as_float, as_float_array, as_probability_vector
+from ._validation import (
+    FloatArray,
+    as_1d_float_array,
+    as_float,
+    as_float_array,
+    as_probability_vector,
+)
 
 __all__ = [
     "entropy",
@@ -135,7 +145,7 @@ def _nonnegative_int(value, name):
 # ---------------------------------------------------------------------------------------------
 
 
-def entropy(p, base=2):
+def entropy(p: ArrayLike, base: float = 2) -> float | FloatArray:
     """Entropy H(p) = -sum_x p(x) log p(x), the expected ideal code length under p.
 
     In bits for ``base=2`` (nats for ``base=np.e``). Terms with p(x) = 0 contribute 0 (the
@@ -158,8 +168,10 @@ def entropy(p, base=2):
     return _result(-np.sum(xlogy(p, p), axis=-1) / _log_base(base))
 
 
-def cross_entropy(p, q, base=2):
-    """Cross-entropy H(p, q) = -sum_x p(x) log q(x): expected code length of the code for q on data from p.
+def cross_entropy(p: ArrayLike, q: ArrayLike, base: float = 2) -> float | FloatArray:
+    """Cross-entropy H(p, q) = -sum_x p(x) log q(x), in bits unless ``base`` says otherwise.
+
+    It is the expected code length of the code built for q on data drawn from p.
 
     Terms with p(x) = 0 contribute 0; a term with q(x) = 0 < p(x) makes it inf (an outcome
     that the code for q cannot encode). H(p, q) >= H(p), with equality exactly when q = p
@@ -182,7 +194,7 @@ def cross_entropy(p, q, base=2):
         return _result(-np.sum(xlogy(p, q), axis=-1) / _log_base(base))
 
 
-def kl_divergence(p, q, base=2):
+def kl_divergence(p: ArrayLike, q: ArrayLike, base: float = 2) -> float | FloatArray:
     """Kullback-Leibler divergence KL(p || q) = sum_x p(x) log(p(x) / q(x)) = H(p, q) - H(p).
 
     The expected number of extra bits from coding data from p with the code for q. Terms with
@@ -211,7 +223,7 @@ def kl_divergence(p, q, base=2):
 # ---------------------------------------------------------------------------------------------
 
 
-def codelengths(p):
+def codelengths(p: ArrayLike) -> float | FloatArray:
     """Ideal code lengths L = -log2 p in bits, element-wise (inf for p = 0).
 
     Parameters
@@ -232,7 +244,7 @@ def codelengths(p):
         return _result(-np.log2(p))
 
 
-def kraft_sum(lengths):
+def kraft_sum(lengths: ArrayLike) -> float:
     """Kraft sum sum_x 2^(-L(x)) of a list of code lengths (real lengths and inf allowed).
 
     A prefix-free code with integer lengths L exists exactly when the sum is <= 1 (Kraft's
@@ -255,7 +267,7 @@ def kraft_sum(lengths):
     return float(np.sum(np.exp2(-lengths)))
 
 
-def is_prefix_free(codewords):
+def is_prefix_free(codewords: Sequence[str]) -> bool:
     """True when no codeword is a prefix of another (a repeated codeword is not prefix-free).
 
     After sorting the codewords lexicographically, a codeword that is a prefix of some other
@@ -275,10 +287,10 @@ def is_prefix_free(codewords):
     See the chapter "Information theory and MDL", section "Prefix-free codes".
     """
     words = sorted(_codeword_list(codewords))
-    return not any(b.startswith(a) for a, b in zip(words, words[1:]))
+    return not any(b.startswith(a) for a, b in itertools.pairwise(words))
 
 
-def huffman_code_lengths(p):
+def huffman_code_lengths(p: ArrayLike) -> NDArray[np.int64]:
     """Codeword lengths of a Huffman code for p: an optimal prefix-free code.
 
     Huffman's algorithm: keep the subtrees in a min-heap by probability; repeatedly merge the
@@ -323,7 +335,7 @@ def huffman_code_lengths(p):
     return depth[:K]
 
 
-def shannon_code_lengths(p):
+def shannon_code_lengths(p: ArrayLike) -> NDArray[np.int64]:
     """Shannon code lengths L(x) = ceil(-log2 p(x)) for a distribution without zeros.
 
     They satisfy Kraft's inequality (sum 2^-L <= sum p = 1), so a prefix code with these
@@ -350,7 +362,7 @@ def shannon_code_lengths(p):
     return np.ceil(-np.log2(p)).astype(np.int64)
 
 
-def canonical_codewords(lengths):
+def canonical_codewords(lengths: ArrayLike) -> list[str]:
     """Codewords of a prefix-free code with the given integer lengths (a canonical code).
 
     Symbols are taken in order of increasing length (ties by position); each codeword is the
@@ -387,7 +399,7 @@ def canonical_codewords(lengths):
     return words
 
 
-def expected_codelength(p, lengths):
+def expected_codelength(p: ArrayLike, lengths: ArrayLike) -> float:
     """Expected code length sum_x p(x) L(x), with 0 * L = 0 (also when L is inf).
 
     Parameters
@@ -414,7 +426,7 @@ def expected_codelength(p, lengths):
     return float(np.sum(terms))
 
 
-def prefix_encode(symbols, codebook):
+def prefix_encode(symbols: Iterable[Hashable], codebook: Mapping[Hashable, str]) -> str:
     """Concatenate the codewords of ``symbols``: no separators are needed for a prefix-free code.
 
     Parameters
@@ -439,7 +451,7 @@ def prefix_encode(symbols, codebook):
     return "".join(out)
 
 
-def prefix_decode(bits, codebook):
+def prefix_decode(bits: str, codebook: Mapping[Hashable, str]) -> list[Hashable]:
     """Split a concatenation of codewords back into symbols.
 
     Read bits until they form a codeword, emit its symbol, start again. Because no codeword
@@ -483,7 +495,9 @@ def prefix_decode(bits, codebook):
 
 def _check_codebook(codebook):
     if not isinstance(codebook, dict):
-        raise TypeError(f"codebook must be a dict symbol -> codeword, got {type(codebook).__name__}")
+        raise TypeError(
+            f"codebook must be a dict symbol -> codeword, got {type(codebook).__name__}"
+        )
     words = _codeword_list(list(codebook.values()), "codebook's codewords")
     if not is_prefix_free(words):
         raise ValueError("codebook is not prefix-free: a codeword is a prefix of another")
@@ -514,7 +528,7 @@ def _message(message, K):
     return [int(s) for s in arr]
 
 
-def arithmetic_encode(message, counts):
+def arithmetic_encode(message: Sequence[int], counts: ArrayLike) -> str:
     """Arithmetic code of a whole message under the i.i.d. model p_k = counts_k / sum(counts).
 
     The message x_1..x_n picks out the interval [low, low + P) of width
@@ -556,7 +570,7 @@ def arithmetic_encode(message, counts):
         k += 1
 
 
-def arithmetic_decode(bits, counts, n_symbols):
+def arithmetic_decode(bits: str, counts: ArrayLike, n_symbols: int) -> NDArray[np.int64]:
     """Decode ``n_symbols`` symbols from an arithmetic codeword made by :func:`arithmetic_encode`.
 
     The number 0.b (the codeword read as a binary fraction) lies in the interval of the
@@ -603,7 +617,9 @@ def arithmetic_decode(bits, counts, n_symbols):
 # ---------------------------------------------------------------------------------------------
 
 
-def simulate_die_with_coin(n_rolls, sides=6, rng=None):
+def simulate_die_with_coin(
+    n_rolls: int, sides: int = 6, rng: np.random.Generator | None = None
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Roll a fair die with a fair coin: the tree codes of the chapter's first section.
 
     A 4-sided die uses two flips (HH, HT, TH, TT give 1, 2, 3, 4). A 6-sided die uses one flip
@@ -667,7 +683,7 @@ def _regression_xy(x, y):
     return x, y
 
 
-def polynomial_ml_fit(x, y, degree):
+def polynomial_ml_fit(x: ArrayLike, y: ArrayLike, degree: int) -> tuple[Chebyshev, float]:
     """Polynomial regression by maximum likelihood under Gaussian noise.
 
     y_i = f(x_i) + eps_i with f a polynomial of the given degree and eps_i ~ N(0, sigma2).
@@ -698,7 +714,9 @@ def polynomial_ml_fit(x, y, degree):
     return f, float(np.mean((y - f(x)) ** 2))
 
 
-def two_part_code_terms(x, y, degree, precision=0.01):
+def two_part_code_terms(
+    x: ArrayLike, y: ArrayLike, degree: int, precision: float = 0.01
+) -> tuple[float, float]:
     """The two parts of the two-part code of y given x: ``(model_bits, data_bits)``.
 
     model_bits = (k/2) log2 N for the k = degree + 2 parameters (degree + 1 coefficients and
@@ -748,7 +766,7 @@ def two_part_code_terms(x, y, degree, precision=0.01):
     return float(model_bits), float(data_bits)
 
 
-def two_part_codelength(x, y, degree, precision=0.01):
+def two_part_codelength(x: ArrayLike, y: ArrayLike, degree: int, precision: float = 0.01) -> float:
     """Total bits of the two-part code of y given x with a polynomial of the given degree.
 
     L = (k/2) log2 N + sum_i -log2(precision * N(y_i | f(x_i), sigma2)), with
@@ -773,7 +791,7 @@ def two_part_codelength(x, y, degree, precision=0.01):
     return model_bits + data_bits
 
 
-def select_degree_mdl(x, y, max_degree, precision=0.01):
+def select_degree_mdl(x: ArrayLike, y: ArrayLike, max_degree: int, precision: float = 0.01) -> int:
     """The polynomial degree in 0..max_degree with the shortest two-part code.
 
     Degrees above N - 2 are not considered (they leave no residual to estimate the noise).

@@ -7,11 +7,15 @@ Laplace scale is the mean absolute residual.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize, sparse
 from scipy.special import xlog1py, xlogy
 
 from ._validation import (
+    FloatArray,
     as_1d_float_array,
     as_2d_float_array,
     as_binary_array,
@@ -51,7 +55,7 @@ def _count_flips(flips):
     return n_heads, len(symbols) - n_heads
 
 
-def sequence_likelihood(flips, p_heads):
+def sequence_likelihood(flips: str | Sequence[str], p_heads: float) -> float:
     """Probability of a sequence of coin flips under i.i.d. Bernoulli(p_heads).
 
     p(flips) = p_heads^N_H (1 - p_heads)^N_T, where N_H and N_T count the heads and tails.
@@ -77,7 +81,7 @@ def sequence_likelihood(flips, p_heads):
     return float(p**n_heads * (1.0 - p) ** n_tails)
 
 
-def bernoulli_mle(x):
+def bernoulli_mle(x: ArrayLike) -> float:
     """Maximum-likelihood estimate of a Bernoulli parameter.
 
     theta_hat = N_H / N = (1/N) sum_i x_i, the fraction of ones.
@@ -97,7 +101,7 @@ def bernoulli_mle(x):
     return float(x.mean())
 
 
-def bernoulli_log_likelihood(theta, x):
+def bernoulli_log_likelihood(theta: float, x: ArrayLike) -> float:
     """Log-likelihood of binary data under Bernoulli(theta).
 
     l(theta) = N_H log(theta) + N_T log(1 - theta), with the convention 0 log 0 = 0:
@@ -126,7 +130,7 @@ def bernoulli_log_likelihood(theta, x):
         return float(xlogy(n_heads, theta) + xlog1py(n_tails, -theta))
 
 
-def gaussian_mle(x):
+def gaussian_mle(x: ArrayLike) -> tuple[float, float]:
     """Maximum-likelihood mean and variance of a univariate Gaussian.
 
     mu = (1/N) sum_i x_i and sigma2 = (1/N) sum_i (x_i - mu)^2. The variance divides by N,
@@ -149,7 +153,7 @@ def gaussian_mle(x):
     return mu, float(np.mean((x - mu) ** 2))
 
 
-def gaussian_log_likelihood(x, mu, sigma2):
+def gaussian_log_likelihood(x: ArrayLike, mu: float, sigma2: float) -> float:
     """Total log density of the data under N(mu, sigma2).
 
     sum_i log N(x_i | mu, sigma2) = -(N/2) log(2 pi sigma2) - sum_i (x_i - mu)^2 / (2 sigma2).
@@ -174,7 +178,7 @@ def gaussian_log_likelihood(x, mu, sigma2):
     return float(-0.5 * n * np.log(2.0 * np.pi * sigma2) - np.sum((x - mu) ** 2) / (2.0 * sigma2))
 
 
-def mvn_mle(X):
+def mvn_mle(X: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Maximum-likelihood mean and covariance of a multivariate Gaussian.
 
     mu = (1/N) sum_i x_i and Sigma = (1/N) sum_i (x_i - mu)(x_i - mu)^T: the empirical
@@ -207,7 +211,7 @@ def _regression_inputs(X, y):
     return X, y
 
 
-def linear_regression_mle(X, y):
+def linear_regression_mle(X: ArrayLike, y: ArrayLike) -> tuple[FloatArray, float, float]:
     """Linear regression with an intercept by maximum likelihood under Gaussian noise.
 
     Model y_i = w^T x_i + b + eps_i, eps_i ~ N(0, sigma2). Maximising the likelihood over
@@ -238,7 +242,7 @@ def linear_regression_mle(X, y):
     return w.astype(np.float64), b, float(np.mean(residuals**2))
 
 
-def laplace_regression_mle(X, y):
+def laplace_regression_mle(X: ArrayLike, y: ArrayLike) -> tuple[FloatArray, float, float]:
     """Linear regression with an intercept by maximum likelihood under Laplace noise.
 
     Model y_i = w^T x_i + b + eps_i, eps_i ~ Laplace(0, s) with density exp(-|e|/s)/(2s).

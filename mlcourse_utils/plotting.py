@@ -9,10 +9,21 @@ style to a whole session only when a chapter asks for it.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._validation import FloatArray
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.contour import QuadContourSet
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 __all__ = ["PALETTE", "RC", "style", "use_style", "new_figure", "class_colors"]
 
@@ -36,13 +47,13 @@ RC = {
 
 
 @contextlib.contextmanager
-def style():
+def style() -> Iterator[None]:
     """Context manager applying the course style to figures created inside it."""
     with matplotlib.rc_context(RC):
         yield
 
 
-def use_style():
+def use_style() -> None:
     """Apply the course style to every later figure of this session (call it once per chapter).
 
     This is the one deliberate global change: it updates ``matplotlib.rcParams`` with
@@ -51,7 +62,9 @@ def use_style():
     matplotlib.rcParams.update(RC)
 
 
-def new_figure(nrows=1, ncols=1, width=6.4, height=None, **kwargs):
+def new_figure(
+    nrows: int = 1, ncols: int = 1, width: float = 6.4, height: float | None = None, **kwargs: Any
+) -> tuple[Figure, Any]:
     """``plt.subplots`` with the course style; returns ``(fig, axes)``.
 
     ``height`` defaults to a 4:3 panel per row. The figure is created outside any
@@ -76,7 +89,7 @@ def new_figure(nrows=1, ncols=1, width=6.4, height=None, **kwargs):
     return fig, axes
 
 
-def class_colors(n):
+def class_colors(n: int) -> list[str]:
     """The first ``n`` palette colours (cycled when n exceeds the palette)."""
     return [PALETTE[i % len(PALETTE)] for i in range(n)]
 
@@ -84,7 +97,9 @@ def class_colors(n):
 # --- Maximum likelihood ---
 
 
-def gaussian_ellipse(mean, cov, n_std=1.0, n_points=200):
+def gaussian_ellipse(
+    mean: ArrayLike, cov: ArrayLike, n_std: float = 1.0, n_points: int = 200
+) -> FloatArray:
     """Points on the ellipse {x : (x - mean)^T cov^{-1} (x - mean) = n_std^2} of a 2-D Gaussian.
 
     Uses the eigendecomposition cov = V diag(lam) V^T: the ellipse is mean + n_std V
@@ -98,7 +113,15 @@ def gaussian_ellipse(mean, cov, n_std=1.0, n_points=200):
     return mean + n_std * (circle * np.sqrt(np.clip(lam, 0.0, None))) @ vecs.T
 
 
-def plot_gaussian_ellipses(ax, mean, cov, n_stds=(1.0, 2.0), color=None, label=None, **kwargs):
+def plot_gaussian_ellipses(
+    ax: Axes,
+    mean: ArrayLike,
+    cov: ArrayLike,
+    n_stds: Sequence[float] = (1.0, 2.0),
+    color: str | None = None,
+    label: str | None = None,
+    **kwargs: Any,
+) -> list[Line2D]:
     """Draw the 1-, 2-, ... sigma ellipses of a 2-D Gaussian on ``ax`` (not its mean).
 
     The k-sigma ellipse is the set of points at Mahalanobis distance k from the mean. Line
@@ -120,8 +143,18 @@ def plot_gaussian_ellipses(ax, mean, cov, n_stds=(1.0, 2.0), color=None, label=N
 # --- Gaussian discriminant analysis ---
 
 
-def plot_decision_regions_2d(ax, predict, X, y, classes=None, grid_size=300, margin=0.5,
-                             class_names=None, show_points=True, alpha=0.18):
+def plot_decision_regions_2d(
+    ax: Axes,
+    predict: Callable[[FloatArray], ArrayLike],
+    X: ArrayLike,
+    y: ArrayLike,
+    classes: ArrayLike | None = None,
+    grid_size: int = 300,
+    margin: float = 0.5,
+    class_names: Sequence[str] | None = None,
+    show_points: bool = True,
+    alpha: float = 0.18,
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """Colour the plane by predicted class and overlay the labelled points (2-D data only).
 
     ``predict`` maps an (M, 2) array to (M,) labels (e.g. ``model.predict``). The regions are
@@ -157,8 +190,18 @@ def plot_decision_regions_2d(ax, predict, X, y, classes=None, grid_size=300, mar
 # --- Logistic regression ---
 
 
-def plot_probability_map_2d(ax, proba, X, y, grid_size=200, margin=0.5, class_names=None,
-                            levels=(0.1, 0.5, 0.9), xlim=None, ylim=None):
+def plot_probability_map_2d(
+    ax: Axes,
+    proba: Callable[[FloatArray], ArrayLike],
+    X: ArrayLike,
+    y: ArrayLike,
+    grid_size: int = 200,
+    margin: float = 0.5,
+    class_names: Sequence[str] | None = None,
+    levels: Sequence[float] = (0.1, 0.5, 0.9),
+    xlim: tuple[float, float] | None = None,
+    ylim: tuple[float, float] | None = None,
+) -> QuadContourSet:
     """Colour the plane by p(y = 1 | x) and overlay the points of two classes (2-D data only).
 
     ``proba`` maps an (M, 2) array to the (M,) probabilities of the second class. The map
@@ -193,8 +236,15 @@ def plot_probability_map_2d(ax, proba, X, y, grid_size=200, margin=0.5, class_na
     return filled
 
 
-def plot_reliability_diagram(ax, mean_predicted, fraction_positive, counts=None, label=None,
-                             color=None, marker="o"):
+def plot_reliability_diagram(
+    ax: Axes,
+    mean_predicted: ArrayLike,
+    fraction_positive: ArrayLike,
+    counts: ArrayLike | None = None,
+    label: str | None = None,
+    color: str | None = None,
+    marker: str = "o",
+) -> None:
     """A reliability diagram: observed frequency of class 1 against the mean predicted
     probability, per bin, with the diagonal of perfect calibration.
 
@@ -216,8 +266,14 @@ def plot_reliability_diagram(ax, mean_predicted, fraction_positive, counts=None,
 # --- Information theory and MDL ---
 
 
-def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=None,
-                   fontsize=9):
+def plot_code_tree(
+    ax: Axes,
+    codebook: Mapping[Hashable, str],
+    edge_labels: tuple[str, str] = ("0", "1"),
+    leaf_text: Mapping[Hashable, str] | None = None,
+    color: str | None = None,
+    fontsize: float = 9,
+) -> dict[str, tuple[float, float]]:
     """Draw the binary tree of a prefix-free code on ``ax``.
 
     ``codebook`` maps each symbol to its codeword (a string of '0' and '1'). The root is at the
@@ -238,7 +294,7 @@ def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=N
         nodes[prefix] = (float(np.mean(xs)), -float(len(prefix)))
     for prefix in prefixes:
         x0, y0 = nodes[prefix]
-        for bit, text in zip("01", edge_labels):
+        for bit, text in zip("01", edge_labels, strict=False):
             if prefix + bit in nodes:
                 x1, y1 = nodes[prefix + bit]
                 ax.plot([x0, x1], [y0, y1], color="0.45", lw=1.0, zorder=1)
@@ -246,7 +302,7 @@ def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=N
                         ha="right" if bit == "0" else "left", va="center", color="0.3")
     inner = [nodes[p] for p in prefixes]
     if inner:
-        ax.scatter(*zip(*inner), s=18, color="0.45", zorder=2)
+        ax.scatter(*zip(*inner, strict=True), s=18, color="0.45", zorder=2)
     for symbol, word in leaves:
         x, y = nodes[word]
         label = str(symbol) if leaf_text is None else str(leaf_text.get(symbol, symbol))
@@ -265,7 +321,7 @@ def plot_code_tree(ax, codebook, edge_labels=("0", "1"), leaf_text=None, color=N
 __all__ += ["norm_ball", "plot_coefficient_paths"]
 
 
-def norm_ball(p, radius=1.0, n_points=401):
+def norm_ball(p: float, radius: float = 1.0, n_points: int = 401) -> FloatArray:
     """Points on the boundary {w in R^2 : ||w||_p = radius} for p = 1, 2 or ``np.inf``.
 
     p = 2 is a circle, p = 1 the diamond |w_1| + |w_2| = radius (corners on the axes), p = inf
@@ -280,7 +336,13 @@ def norm_ball(p, radius=1.0, n_points=401):
     return radius * circle / norms[:, None]
 
 
-def plot_coefficient_paths(ax, lams, coefs, names=None, xlabel=r"penalty $\lambda$"):
+def plot_coefficient_paths(
+    ax: Axes,
+    lams: ArrayLike,
+    coefs: ArrayLike,
+    names: Sequence[str] | None = None,
+    xlabel: str = r"penalty $\lambda$",
+) -> list[Line2D]:
     """Draw a regularisation path: one line per feature, coefficient against lambda (log scale).
 
     ``coefs`` has shape (L, D), row i for ``lams[i]`` (any order; they are sorted here).

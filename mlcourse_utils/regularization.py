@@ -24,9 +24,10 @@ import numbers
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg
 
-from ._validation import as_1d_float_array, as_float, as_float_array
+from ._validation import FloatArray, as_1d_float_array, as_float, as_float_array
 from .mle import _regression_inputs, linear_regression_mle
 
 __all__ = [
@@ -92,7 +93,7 @@ def _check_tol_max_iter(tol, max_iter):
 # ---------------------------------------------------------------------------------------------
 
 
-def ridge_fit(X, y, lam):
+def ridge_fit(X: ArrayLike, y: ArrayLike, lam: float) -> tuple[FloatArray, float]:
     """Ridge regression: minimise ||y - X w - b||^2 + lam ||w||^2 over w and b.
 
     The intercept b is not penalised. Setting the derivative with respect to b to zero gives
@@ -136,7 +137,7 @@ def ridge_fit(X, y, lam):
     return w, float(y_mean - x_mean @ w)
 
 
-def ridge_map_lambda(sigma2, tau2):
+def ridge_map_lambda(sigma2: float, tau2: float) -> float:
     """The ridge penalty for which ridge regression is the MAP estimate: lam = sigma2 / tau2.
 
     Model y_n = w^T x_n + b + eps_n with eps_n ~ N(0, sigma2), prior w ~ N(0, tau2 I) and a flat
@@ -162,7 +163,7 @@ def ridge_map_lambda(sigma2, tau2):
     return sigma2 / tau2
 
 
-def lasso_map_lambda(sigma2, scale, n_samples):
+def lasso_map_lambda(sigma2: float, scale: float, n_samples: int) -> float:
     """The LASSO penalty for which the LASSO is the MAP estimate: lam = sigma2 / (N scale).
 
     Model y_n = w^T x_n + b + eps_n with eps_n ~ N(0, sigma2), independent Laplace priors
@@ -200,7 +201,7 @@ def lasso_map_lambda(sigma2, scale, n_samples):
 # ---------------------------------------------------------------------------------------------
 
 
-def soft_threshold(z, t):
+def soft_threshold(z: ArrayLike, t: float) -> float | FloatArray:
     """The soft-thresholding operator S(z, t) = sign(z) max(|z| - t, 0), elementwise.
 
     It shrinks z towards 0 by t and sets it to exactly 0 when |z| <= t. It is the minimiser of
@@ -224,7 +225,7 @@ def soft_threshold(z, t):
     return float(out) if out.ndim == 0 else out
 
 
-def lasso_objective(X, y, w, b, lam):
+def lasso_objective(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, lam: float) -> float:
     """The LASSO objective (1/2N) ||y - X w - b||^2 + lam ||w||_1 (b is not penalised).
 
     This is the objective scikit-learn's ``Lasso(alpha=lam)`` minimises.
@@ -254,7 +255,7 @@ def lasso_objective(X, y, w, b, lam):
     return float(residuals @ residuals / (2 * X.shape[0]) + lam * np.abs(w).sum())
 
 
-def lasso_lambda_max(X, y):
+def lasso_lambda_max(X: ArrayLike, y: ArrayLike) -> float:
     """The smallest lam for which the LASSO solution is w = 0: max_d |x_d^T (y - mean(y))| / N.
 
     At w = 0 (and b = mean(y)) the subgradient condition of coordinate d reads
@@ -366,7 +367,9 @@ def _lasso_gram(X, y):
     return x_mean, y_mean, XtX / n, Xty / n
 
 
-def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):
+def lasso_fit(
+    X: ArrayLike, y: ArrayLike, lam: float, tol: float = 1e-8, max_iter: int = 10000
+) -> tuple[FloatArray, float]:
     """The LASSO: minimise (1/2N) ||y - X w - b||^2 + lam ||w||_1 by cyclic coordinate descent.
 
     The intercept is not penalised: b = mean(y) - w^T mean(X), and w solves the problem on
@@ -405,7 +408,9 @@ def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):
     return w, float(y_mean - x_mean @ w)
 
 
-def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):
+def lasso_path(
+    X: ArrayLike, y: ArrayLike, lams: ArrayLike, tol: float = 1e-8, max_iter: int = 10000
+) -> FloatArray:
     """LASSO weights for every penalty in ``lams``: an array of shape (len(lams), D).
 
     Row i holds the weights for lams[i], whatever the order of ``lams``. The fits run from the
