@@ -16,16 +16,23 @@ See the chapter "Gaussian discriminant analysis".
 
 from __future__ import annotations
 
-import numpy as np
-from scipy import linalg
-from scipy.special import logsumexp
+from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import linalg
+
+from ._base import ProbabilisticClassifier
 from ._validation import (
+    LOG_2PI,
+    FloatArray,
     as_2d_float_array,
     as_float,
     as_float_array,
-    as_labels,
     as_probability_vector,
+    check_X_y,
+    one_hot,
+    row_blocks,
 )
 
 __all__ = [
@@ -41,20 +48,9 @@ __all__ = [
     "LDA",
 ]
 
-_LOG_2PI = np.log(2.0 * np.pi)
-
-
 # ---------------------------------------------------------------------------------------------
 # Input checks and the Cholesky factor
 # ---------------------------------------------------------------------------------------------
-
-
-def _check_X_y(X, y):
-    X = as_2d_float_array(X, "X", min_rows=1)
-    if X.shape[1] == 0:
-        raise ValueError("X has no columns; at least one feature is needed")
-    y, classes, index = as_labels(y, "y", n_samples=X.shape[0])
-    return X, classes, index
 
 
 def _check_means(means, name="means"):
@@ -82,8 +78,11 @@ def _check_square(cov, name, D):
         raise ValueError(f"{name} must have shape (D, D) or (C, D, D), got {cov.shape}")
     if D is not None and cov.shape[-1] != D:
         raise ValueError(f"{name} is for {cov.shape[-1]} features but means has {D} columns")
+    transposed = np.swapaxes(cov, -1, -2)
+    if np.array_equal(cov, transposed):             # the usual case, and the cheap test
+        return cov
     scale = np.max(np.abs(cov)) if cov.size else 0.0
-    if not np.allclose(cov, np.swapaxes(cov, -1, -2), rtol=1e-8, atol=1e-12 * scale):
+    if not np.allclose(cov, transposed, rtol=1e-8, atol=1e-12 * scale):
         raise ValueError(f"{name} must be symmetric")
     return cov
 
@@ -128,7 +127,9 @@ def _cholesky_stack(covs, name, n_classes):
 
 
 def _solve_lower(L, B):
-    return linalg.solve_triangular(L, B, lower=True, check_finite=False)
+    """L^{-1} B for a lower triangular L; B is overwritten when it is Fortran-ordered (for
+    example the transpose of a C-ordered array), which saves a copy of it."""
+    return linalg.solve_triangular(L, B, lower=True, check_finite=False, overwrite_b=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,20 +138,30 @@ def _solve_lower(L, B):
 
 
 def _class_statistics(X, classes, index):
-    """Counts (C,), means (C, D) and per-class ML scatter / N_c (C, D, D)."""
-    C = classes.shape[0]
-    counts = np.bincount(index, minlength=C).astype(np.float64)
-    onehot = np.zeros((X.shape[0], C))
-    onehot[np.arange(X.shape[0]), index] = 1.0
-    means = onehot.T @ X / counts[:, None]
-    centred = X - means[index]
-    covs = np.einsum("nc,ni,nj->cij", onehot, centred, centred) / counts[:, None, None]
-    # Symmetric by construction up to rounding; make it exact.
-    covs = 0.5 * (covs + np.swapaxes(covs, 1, 2))
+    """Counts (C,), means (C, D) and per-class ML covariances (C, D, D), in two passes over X.
+
+    The means come from one matrix product with the one-hot matrix T (T[n, c] = 1 when
+    y_n = c): row c of T^T X is the sum of the samples of class c. The covariances centre each
+    sample at its class mean and add its outer product to its class,
+    Sigma_c = (1/N_c) sum_{n: y_n = c} (x_n - mu_c)(x_n - mu_c)^T, as Z^T Z for the centred
+    samples Z of class c (a symmetric matrix product, BLAS syrk). The sums run over blocks of
+    rows small enough to stay in the processor's cache: no array as large as X is made.
+    """
+    C, D = classes.shape[0], X.shape[1]
+    onehot = one_hot(index, C)
+    counts = onehot.sum(axis=0)
+    means = onehot.T @ X / counts[:, None]          # row c: the sum over class c, / N_c
+    covs = np.zeros((C, D, D))
+    for rows in row_blocks(X.shape):                # blocks of rows that stay in cache
+        centred = X[rows] - means[index[rows]]      # x_n - mu_{y_n}
+        for c in range(C):
+            Z = centred[index[rows] == c]
+            covs[c] += Z.T @ Z                      # sum of (x_n - mu_c)(x_n - mu_c)^T
+    covs /= counts[:, None, None]
     return counts, means, covs
 
 
-def fit_qda(X, y):
+def fit_qda(X: ArrayLike, y: ArrayLike) -> tuple[NDArray[Any], FloatArray, FloatArray, FloatArray]:
     """Maximum-likelihood class priors, means and full per-class covariances (QDA).
 
     pi_c = N_c / N, mu_c = (1/N_c) sum_{i: y_i = c} x_i and
@@ -175,12 +186,12 @@ def fit_qda(X, y):
 
     See the chapter "Gaussian discriminant analysis", section "Fitting by maximum likelihood".
     """
-    X, classes, index = _check_X_y(X, y)
+    X, classes, index = check_X_y(X, y)
     counts, means, covs = _class_statistics(X, classes, index)
     return classes, counts / X.shape[0], means, covs
 
 
-def fit_lda(X, y):
+def fit_lda(X: ArrayLike, y: ArrayLike) -> tuple[NDArray[Any], FloatArray, FloatArray, FloatArray]:
     """Maximum-likelihood priors, means and one pooled (tied) covariance (LDA).
 
     Priors and means are those of :func:`fit_qda`; the shared covariance is the ML estimate
@@ -202,10 +213,10 @@ def fit_lda(X, y):
 
     See the chapter "Gaussian discriminant analysis", section "Tied covariances: LDA".
     """
-    X, classes, index = _check_X_y(X, y)
+    X, classes, index = check_X_y(X, y)
     counts, means, covs = _class_statistics(X, classes, index)
     priors = counts / X.shape[0]
-    cov = np.einsum("c,cij->ij", priors, covs)
+    cov = np.tensordot(priors, covs, axes=1)        # sum_c (N_c / N) Sigma_c
     return classes, priors, means, cov
 
 
@@ -214,7 +225,7 @@ def fit_lda(X, y):
 # ---------------------------------------------------------------------------------------------
 
 
-def gda_log_joint(X, priors, means, covs):
+def gda_log_joint(X: ArrayLike, priors: ArrayLike, means: ArrayLike, covs: ArrayLike) -> FloatArray:
     """Log joint density log p(x, c) = log pi_c + log N(x | mu_c, Sigma_c) for every class.
 
     log N(x | mu, Sigma) = -D/2 log(2 pi) - 1/2 log|Sigma| - 1/2 (x - mu)^T Sigma^{-1} (x - mu),
@@ -251,14 +262,17 @@ def gda_log_joint(X, priors, means, covs):
     with np.errstate(divide="ignore"):
         log_priors = np.log(priors)
     for c in range(C):  # a loop over classes; every sample is handled at once
-        # (D, N) array z = L^{-1} (x - mu_c); a C-ordered right-hand side solves fastest.
-        z = _solve_lower(Ls[c], np.ascontiguousarray((X - means[c]).T))
+        # (D, N) array z = L^{-1} (x - mu_c), solved in place in the transposed differences.
+        z = _solve_lower(Ls[c], (X - means[c]).T)
         half_logdet = np.sum(np.log(np.diag(Ls[c])))
-        out[:, c] = log_priors[c] - 0.5 * D * _LOG_2PI - half_logdet - 0.5 * np.sum(z**2, 0)
+        sq_norms = np.einsum("dn,dn->n", z, z)      # ||z_n||^2 for every column n
+        out[:, c] = log_priors[c] - 0.5 * D * LOG_2PI - half_logdet - 0.5 * sq_norms
     return out
 
 
-def lda_coefficients(priors, means, cov):
+def lda_coefficients(
+    priors: ArrayLike, means: ArrayLike, cov: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Linear discriminant functions of LDA: log p(x, c) = beta_c^T x + gamma_c + kappa(x).
 
     With a shared covariance the term -1/2 x^T Sigma^{-1} x (and the normalising constant) is
@@ -293,7 +307,9 @@ def lda_coefficients(priors, means, cov):
     return B, gamma
 
 
-def qda_log_odds_coefficients(priors, means, covs):
+def qda_log_odds_coefficients(
+    priors: ArrayLike, means: ArrayLike, covs: ArrayLike
+) -> tuple[FloatArray, FloatArray, float]:
     """The log-odds of two Gaussian classes as a quadratic form in x.
 
     log p(c_1 | x) / p(c_0 | x) = x^T A x + w^T x + w0 with (P_c = Sigma_c^{-1})
@@ -347,7 +363,7 @@ def qda_log_odds_coefficients(priors, means, covs):
     return A, w, float(w0)
 
 
-def regularized_cov(cov, lam):
+def regularized_cov(cov: ArrayLike, lam: float) -> FloatArray:
     """Shrink a covariance towards its diagonal: lam diag(Sigma) + (1 - lam) Sigma.
 
     The variances are kept and every covariance (off-diagonal entry) is multiplied by
@@ -378,7 +394,9 @@ def regularized_cov(cov, lam):
     return out
 
 
-def nearest_centroid_predict(X, means, cov=None):
+def nearest_centroid_predict(
+    X: ArrayLike, means: ArrayLike, cov: ArrayLike | None = None
+) -> NDArray[np.int64]:
     """Index of the nearest class mean for every row of X.
 
     The distance is the squared Mahalanobis distance (x - mu_c)^T Sigma^{-1} (x - mu_c) under
@@ -420,7 +438,7 @@ def nearest_centroid_predict(X, means, cov=None):
 # ---------------------------------------------------------------------------------------------
 
 
-class GaussianDiscriminantAnalysis:
+class GaussianDiscriminantAnalysis(ProbabilisticClassifier):
     """A Gaussian generative classifier with a choice of covariance structure.
 
     Parameters
@@ -433,20 +451,23 @@ class GaussianDiscriminantAnalysis:
         RDA shrinkage lam in [0, 1], applied with :func:`regularized_cov` after fitting.
 
     Attributes after ``fit``: ``classes_``, ``priors_``, ``means_`` and ``covs_`` ((C, D, D) for
-    "full"/"diag", (D, D) for "tied"/"tied_diag").
+    "full"/"diag", (D, D) for "tied"/"tied_diag"). ``predict_proba``, ``predict_log_proba``,
+    ``predict`` and ``score`` come from :class:`~mlcourse_utils._base.ProbabilisticClassifier`;
+    with a shared covariance they use the linear scores of :func:`lda_coefficients` (the
+    quadratic term is the same for every class and cancels in the posterior).
 
     See the chapter "Gaussian discriminant analysis".
     """
 
     _COVARIANCES = ("full", "tied", "diag", "tied_diag")
 
-    def __init__(self, covariance="full", reg=0.0):
+    def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
         if covariance not in self._COVARIANCES:
             raise ValueError(f"covariance must be one of {self._COVARIANCES}, got {covariance!r}")
         self.covariance = covariance
         self.reg = as_float(reg, "reg", low=0.0, high=1.0)
 
-    def fit(self, X, y):
+    def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
         if self.covariance in ("full", "diag"):
             classes, priors, means, covs = fit_qda(X, y)
         else:
@@ -456,45 +477,33 @@ class GaussianDiscriminantAnalysis:
         elif self.reg > 0:
             covs = regularized_cov(covs, self.reg)
         self.classes_, self.priors_, self.means_, self.covs_ = classes, priors, means, covs
-        return self
+        self._linear = lda_coefficients(priors, means, covs) if covs.ndim == 2 else None
 
-    def _check_fitted(self):
-        if not hasattr(self, "means_"):
-            raise RuntimeError("call fit(X, y) before predicting")
-
-    def log_joint(self, X):
+    def log_joint(self, X: ArrayLike) -> FloatArray:
         """(N, C) log p(x, c)."""
         self._check_fitted()
         return gda_log_joint(X, self.priors_, self.means_, self.covs_)
 
-    def predict_log_proba(self, X):
-        """(N, C) log p(c | x), normalised with log-sum-exp."""
-        lj = self.log_joint(X)
-        return lj - logsumexp(lj, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """(N, C) p(c | x); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """(N,) the class label with the largest posterior (ties: the first class)."""
-        log_joint = self.log_joint(X)
-        return self.classes_[np.argmax(log_joint, axis=1)]
-
-    def score(self, X, y):
-        """Accuracy on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def _class_scores(self, X: ArrayLike) -> FloatArray:
+        if self._linear is None:
+            return self.log_joint(X)
+        # Shared covariance: log p(x, c) = beta_c^T x + gamma_c + (a term common to all c).
+        X = as_2d_float_array(X, "X")
+        B, gamma = self._linear
+        if X.shape[1] != B.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} columns but means has {B.shape[1]} (features)")
+        return X @ B.T + gamma
 
 
 class QDA(GaussianDiscriminantAnalysis):
     """Quadratic discriminant analysis: full per-class covariances, optional RDA shrinkage."""
 
-    def __init__(self, reg=0.0):
+    def __init__(self, reg: float = 0.0) -> None:
         super().__init__("full", reg)
 
 
 class LDA(GaussianDiscriminantAnalysis):
     """Linear discriminant analysis: one pooled covariance, optional RDA shrinkage."""
 
-    def __init__(self, reg=0.0):
+    def __init__(self, reg: float = 0.0) -> None:
         super().__init__("tied", reg)

@@ -16,10 +16,11 @@ Two ways of fitting are offered. With a step size ``lr`` the ``fit_*`` functions
 gradient descent the chapter teaches (:func:`gradient_descent`). With ``lr=None`` they use
 Newton's method with a backtracking line search (the Hessian is (D + 1) x (D + 1) for two
 classes, (D + 1) C x (D + 1) C for C classes, and solved by Cholesky); for more than 20,000
-samples, scipy's L-BFGS first brings the gradient down cheaply and the Newton steps use a
-Hessian formed from 20,000 evenly spaced rows, while the loss and gradient are accumulated over
-blocks of rows that stay in cache. Both stop when the largest absolute entry of the gradient is
-at most ``tol``.
+samples, scipy's L-BFGS first brings the gradient down cheaply and the first Newton steps use
+a Hessian formed from 20,000 evenly spaced rows (the exact one as soon as that proves too rough),
+while the loss and gradient are accumulated over blocks of rows that stay in cache. Every
+Hessian is a sum of weighted outer products formed as symmetric matrix products (BLAS syrk).
+Both stop when the largest absolute entry of the gradient is at most ``tol``.
 
 See the chapter "Logistic regression".
 """
@@ -29,11 +30,24 @@ from __future__ import annotations
 import functools
 import numbers
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize
 
-from ._validation import as_2d_float_array, as_binary_array, as_float, as_float_array, as_labels
+from ._base import ProbabilisticClassifier
+from ._validation import (
+    FloatArray,
+    as_2d_float_array,
+    as_binary_array,
+    as_float,
+    as_float_array,
+    as_labels,
+    check_X_y,
+    row_blocks,
+)
 
 __all__ = [
     "sigmoid",
@@ -69,7 +83,7 @@ def _sigmoid(a):
     return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-def sigmoid(t):
+def sigmoid(t: ArrayLike) -> float | FloatArray:
     """The logistic sigmoid sigma(t) = 1 / (1 + e^{-t}) = e^t / (1 + e^t), elementwise.
 
     Each form is evaluated where it cannot overflow: 1 / (1 + e^{-t}) for t >= 0 and
@@ -128,7 +142,9 @@ def _binary_nll_and_grad(w, b, X, y, l2):
     return float(loss), grad_w, float(grad_b)
 
 
-def logistic_nll(w, b, X, y, l2=0.0):
+def logistic_nll(
+    w: ArrayLike, b: float, X: ArrayLike, y: ArrayLike, l2: float = 0.0
+) -> float:
     """Penalised negative log-likelihood of binary logistic regression.
 
     L(w, b) = sum_n -log p(y_n | x_n) + (l2 / 2) ||w||^2
@@ -159,7 +175,9 @@ def logistic_nll(w, b, X, y, l2=0.0):
     return _binary_nll_and_grad(w, b, X, y, l2)[0]
 
 
-def logistic_nll_grad(w, b, X, y, l2=0.0):
+def logistic_nll_grad(
+    w: ArrayLike, b: float, X: ArrayLike, y: ArrayLike, l2: float = 0.0
+) -> tuple[FloatArray, float]:
     """Gradient of :func:`logistic_nll` with respect to w and b.
 
     grad_w = sum_n (sigma(w^T x_n + b) - y_n) x_n + l2 w  and
@@ -190,7 +208,13 @@ def logistic_nll_grad(w, b, X, y, l2=0.0):
 # ---------------------------------------------------------------------------------------------
 
 
-def gradient_descent(loss_and_grad, params, lr, max_iter=10000, tol=1e-8):
+def gradient_descent(
+    loss_and_grad: Callable[..., tuple[Any, ...]],
+    params: Sequence[ArrayLike],
+    lr: float,
+    max_iter: int = 10000,
+    tol: float = 1e-8,
+) -> tuple[list[Any], FloatArray, bool]:
     """Plain gradient descent theta <- theta - lr * grad L(theta) with a fixed step size.
 
     Starting from ``params``, it evaluates the loss and gradient, stops as soon as the largest
@@ -230,7 +254,7 @@ def gradient_descent(loss_and_grad, params, lr, max_iter=10000, tol=1e-8):
             return _unwrap(params), np.array(losses), True
         if step == max_iter:
             break
-        params = [p - lr * g for p, g in zip(params, grads)]
+        params = [p - lr * g for p, g in zip(params, grads, strict=True)]
     return _unwrap(params), np.array(losses), False
 
 
@@ -271,7 +295,7 @@ def _warn_not_converged(what, max_iter, gmax, tol):
     )
 
 
-#: Above this many samples the Hessian is formed from evenly spaced rows only, and the
+#: Above this many samples the first Hessian is formed from evenly spaced rows only, and the
 #: Newton steps start from an L-BFGS solution (see :func:`_minimise`).
 _HESSIAN_ROWS = 20000
 #: L-BFGS stops when the per-sample gradient is this small; Newton steps take over from there.
@@ -281,18 +305,23 @@ _WARM_START_GTOL = 1e-4
 def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
     """Minimise a smooth convex loss; returns (theta, n_iter, converged).
 
-    ``loss_grad(theta)`` gives (loss, gradient) and ``hessian(theta)`` the Hessian (or an
-    approximation). Newton steps theta <- theta - t H^{-1} g with a backtracking line search
-    follow until the largest gradient entry is at most ``tol``. Close to the minimum the loss
+    ``loss_grad(theta)`` gives (loss, gradient) and ``hessian(theta, max_rows)`` the Hessian
+    (from at most ``max_rows`` evenly spaced rows, ``None`` for all of them). Newton steps
+    theta <- theta - t H^{-1} g with a backtracking line search follow until the largest
+    gradient entry is at most ``tol``. Close to the minimum the loss
     stops decreasing measurably (its rounding error is about 1e-16 times the loss), so a step
     is also accepted when it does not increase the loss beyond rounding and shrinks the
     gradient: convergence is judged by the gradient, never by the loss.
 
     For more than ``_HESSIAN_ROWS`` samples, forming the Hessian at every step would dominate
     the cost, so scipy's L-BFGS first brings the gradient down cheaply (on the per-sample
-    loss, which gives it well-sized first steps), and the Hessian, formed from a subsample of
-    rows, is only recomputed when a step fails to shrink the gradient four-fold. For fewer
-    samples this is plain Newton's method with the exact Hessian at every step.
+    loss, which gives it well-sized first steps), and the first Hessian is formed from a
+    subsample of rows and kept while every step shrinks the gradient four-fold. A subsample
+    can miss most of the curvature (nearly separable classes, where few samples have
+    probabilities far from 0 and 1), and Newton's method then converges slowly; so the first
+    step that fails to shrink the gradient four-fold switches to the exact Hessian, from all
+    rows, at every later step: quadratic convergence, a few steps. For fewer samples this is
+    plain Newton's method with the exact Hessian at every step.
     """
     exact = n_samples <= _HESSIAN_ROWS
     n_iter = 0
@@ -314,7 +343,7 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
         if n_iter >= max_iter:
             return theta, n_iter, False
         if H is None:
-            H = hessian(theta)
+            H = hessian(theta, None if exact else _HESSIAN_ROWS)
         step = _solve_psd(H, g)
         decrement = g @ step                        # the Newton decrement squared, >= 0
         t = 1.0
@@ -332,6 +361,7 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
                 return theta, n_iter, _at_precision(gmax, X, tol)
         n_iter += 1
         if exact or gmax_new > 0.25 * gmax:
+            exact = True                            # from now on, the exact Hessian
             H = None                                # a new Hessian at the next point
         theta, loss, g = theta_new, loss_new, g_new
 
@@ -355,29 +385,41 @@ def _in_blocks(nll_and_grad, W, b, X, y, l2, rows=4096):
 
 
 def _row_subsample(X, max_rows):
-    """Evenly spaced rows of X (all of them if there are at most max_rows) and N / rows."""
+    """Evenly spaced rows of X (all of them if max_rows is None or at least N) and N / rows."""
+    if max_rows is None or X.shape[0] <= max_rows:
+        return X, 1.0
     step = -(-X.shape[0] // max_rows)               # ceil(N / max_rows)
-    Xs = X[::step]
+    Xs = np.ascontiguousarray(X[::step])            # contiguous rows multiply faster
     return Xs, X.shape[0] / Xs.shape[0]
 
 
-def _binary_hessian(X, w, b, l2, max_rows=_HESSIAN_ROWS):
+def _weighted_gram(X, s):
+    """sum_n s_n x~_n x~_n^T with x~_n = (x_n, 1), for weights s_n >= 0: (D + 1, D + 1).
+
+    Written as Z^T Z with rows z_n = sqrt(s_n) x~_n, a symmetric product (BLAS syrk, half the
+    work of a general one), formed block by block of rows so that Z stays in cache.
+    """
+    G = np.zeros((X.shape[1] + 1, X.shape[1] + 1))
+    for rows in row_blocks(X.shape):
+        r = np.sqrt(s[rows])[:, None]
+        Z = np.hstack([X[rows] * r, r])             # rows sqrt(s_n) (x_n, 1)
+        G += Z.T @ Z
+    return G
+
+
+def _binary_hessian(X, w, b, l2, max_rows=None):
     """Hessian of the penalised binary log loss in theta = (w, b).
 
     [X 1]^T S [X 1] + l2 diag(1, ..., 1, 0) with S = diag(sigma(a_n)(1 - sigma(a_n))), a
-    (D + 1) x (D + 1) matrix; for N > ``max_rows`` the sum runs over evenly spaced rows and
+    (D + 1) x (D + 1) matrix; with ``max_rows`` < N the sum runs over evenly spaced rows and
     is scaled up.
     """
     Xs, scale = _row_subsample(X, max_rows)
     D = X.shape[1]
     with np.errstate(under="ignore"):
         p = _sigmoid(Xs @ w + b)
-    s = scale * p * (1.0 - p)
-    H = np.empty((D + 1, D + 1))
-    H[:D, :D] = (Xs * s[:, None]).T @ Xs
-    H[:D, :D][np.diag_indices(D)] += l2
-    H[:D, D] = H[D, :D] = s @ Xs
-    H[D, D] = np.sum(s)
+    H = _weighted_gram(Xs, scale * p * (1.0 - p))
+    H[np.arange(D), np.arange(D)] += l2
     return H
 
 
@@ -390,7 +432,7 @@ def _newton_binary(X, y, l2, max_iter, tol):
         return loss, np.append(gw, gb)
 
     theta, n_iter, converged = _minimise(
-        loss_grad, lambda t: _binary_hessian(X, t[:D], t[D], l2), np.zeros(D + 1),
+        loss_grad, lambda t, rows: _binary_hessian(X, t[:D], t[D], l2, rows), np.zeros(D + 1),
         X.shape[0], X, max_iter, tol)
     return theta[:D], float(theta[D]), n_iter, converged
 
@@ -432,7 +474,14 @@ def _fit_binary(X, y, l2, lr, max_iter, tol):
     return w, float(b), info
 
 
-def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+def fit_logistic_regression(
+    X: ArrayLike,
+    y: ArrayLike,
+    l2: float = 1.0,
+    lr: float | None = None,
+    max_iter: int = 10000,
+    tol: float = 1e-8,
+) -> tuple[FloatArray, float]:
     """Fit binary logistic regression: the minimiser (w, b) of :func:`logistic_nll`.
 
     Minimises sum_n -log p(y_n | x_n) + (l2 / 2) ||w||^2 with p(y = 1 | x) = sigma(w^T x + b),
@@ -446,8 +495,9 @@ def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
     With ``lr=None`` it uses Newton's method with a line search (after an L-BFGS warm start
     when N > 20,000; ``max_iter`` then counts L-BFGS iterations and Newton steps, usually
     fewer than 30 in all). Either way it stops when the largest absolute gradient entry is at
-    most ``tol``, and issues a :class:`ConvergenceWarning` if ``max_iter`` is reached first. With l2 = 0 and linearly separable data no minimiser exists:
-    the weights grow until the gradient falls below ``tol``.
+    most ``tol``, and issues a :class:`ConvergenceWarning` if ``max_iter`` is reached first.
+    With l2 = 0 and linearly separable data no minimiser exists: the weights grow until the
+    gradient falls below ``tol``.
 
     Parameters
     ----------
@@ -497,7 +547,7 @@ def _log_softmax_rows(A):
     return Z - np.log(s), E / s
 
 
-def softmax(A):
+def softmax(A: ArrayLike) -> FloatArray:
     """Row-wise softmax: softmax(a)_c = e^{a_c} / sum_{c'} e^{a_{c'}}.
 
     The largest entry of each row is subtracted before exponentiating (the softmax does not
@@ -582,7 +632,9 @@ def _softmax_nll_and_grad(W, b, X, y, l2):
     return float(loss), grad_W, grad_b
 
 
-def softmax_nll(W, b, X, y, l2=0.0):
+def softmax_nll(
+    W: ArrayLike, b: ArrayLike, X: ArrayLike, y: ArrayLike, l2: float = 0.0
+) -> float:
     """Penalised negative log-likelihood of softmax (multinomial logistic) regression.
 
     L(W, b) = sum_n -log softmax(x_n^T W + b)_{y_n} + (l2 / 2) ||W||_F^2,
@@ -612,7 +664,9 @@ def softmax_nll(W, b, X, y, l2=0.0):
     return _softmax_nll_and_grad(W, b, X, y, l2)[0]
 
 
-def softmax_nll_grad(W, b, X, y, l2=0.0):
+def softmax_nll_grad(
+    W: ArrayLike, b: ArrayLike, X: ArrayLike, y: ArrayLike, l2: float = 0.0
+) -> tuple[FloatArray, FloatArray]:
     """Gradient of :func:`softmax_nll`: ``(X^T (P - T) + l2 W, sum_n (p_n - t_n))``.
 
     P holds the predicted class probabilities (N, C) and T the one-hot labels; with two
@@ -634,27 +688,27 @@ def softmax_nll_grad(W, b, X, y, l2=0.0):
     return grad_W, grad_b
 
 
-def _softmax_hessian(X, W, b, l2, max_rows=_HESSIAN_ROWS):
+def _softmax_hessian(X, W, b, l2, max_rows=None):
     """Hessian of the penalised softmax loss in theta = [W; b] flattened in C order.
 
     Writing x~_n = (x_n, 1), theta is the (D + 1) x C matrix [W; b] and the Hessian is
     sum_n (x~_n x~_n^T) kron (diag(p_n) - p_n p_n^T), plus l2 on the entries of W. Forming it
-    costs C (C + 1) / 2 products of size N x (D + 1)^2, so for N > ``max_rows`` the sum runs
-    over evenly spaced rows and is scaled up: a close approximation, enough for Newton steps
-    to converge fast (the gradient, which decides convergence, is always exact). The loss
+    costs C (C + 1) / 2 symmetric products of size N x (D + 1)^2 (block (c, c') has weights
+    p_nc (1 - p_nc) >= 0 on the diagonal and -p_nc p_nc' <= 0 off it), so with ``max_rows`` < N
+    the sum runs over evenly spaced rows and is scaled up: usually a close approximation
+    (the gradient, which decides convergence, is always exact). The loss
     does not change when one constant is added to every b_c, so the Hessian is singular along
     u = (0, ..., 0, 1, ..., 1), a direction in which the gradient is always zero; adding
     u u^T makes it invertible without changing a Newton step in any other direction.
     """
     D, C = W.shape
     X, scale = _row_subsample(X, max_rows)
-    Xt = np.column_stack([X, np.ones(X.shape[0])])
     _, P = _log_softmax_rows(X @ W + b)
     H = np.empty((D + 1, C, D + 1, C))
     for c in range(C):                              # a loop over pairs of classes
         for c2 in range(c, C):
             s = scale * P[:, c] * (float(c == c2) - P[:, c2])
-            block = (Xt * s[:, None]).T @ Xt
+            block = _weighted_gram(X, s) if c == c2 else -_weighted_gram(X, -s)
             H[:, c, :, c2] = block
             H[:, c2, :, c] = block                  # each block is symmetric
     H = H.reshape((D + 1) * C, (D + 1) * C)
@@ -677,7 +731,8 @@ def _softmax_fast(X, y, C, l2, max_iter, tol):
         return loss, np.concatenate([gW.ravel(), np.asarray(gb, dtype=float)])
 
     theta, n_iter, converged = _minimise(
-        loss_grad, lambda t: _softmax_hessian(X, *unpack(t), l2), np.zeros((D + 1) * C),
+        loss_grad, lambda t, rows: _softmax_hessian(X, *unpack(t), l2, rows),
+        np.zeros((D + 1) * C),
         N, X, max_iter, tol)
     W, b = unpack(theta)
     return W, b, n_iter, converged
@@ -701,7 +756,14 @@ def _fit_softmax(X, index, C, l2, lr, max_iter, tol):
     return W, b - b.mean(), info
 
 
-def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+def fit_softmax_regression(
+    X: ArrayLike,
+    y: ArrayLike,
+    l2: float = 1.0,
+    lr: float | None = None,
+    max_iter: int = 10000,
+    tol: float = 1e-8,
+) -> tuple[NDArray[Any], FloatArray, FloatArray]:
     """Fit softmax (multinomial logistic) regression by minimising :func:`softmax_nll`.
 
     The labels are mapped to 0..C-1 in the order of ``classes = np.unique(y)``; the result is
@@ -746,7 +808,7 @@ def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
 # ---------------------------------------------------------------------------------------------
 
 
-def least_squares_classifier(X, y):
+def least_squares_classifier(X: ArrayLike, y: ArrayLike) -> tuple[FloatArray, float]:
     """Fit a linear function to 0/1 labels by least squares: (w, b) minimising
     sum_n (w^T x_n + b - y_n)^2.
 
@@ -775,7 +837,9 @@ def least_squares_classifier(X, y):
 # ---------------------------------------------------------------------------------------------
 
 
-def reliability_curve(y, p, n_bins=10):
+def reliability_curve(
+    y: ArrayLike, p: ArrayLike, n_bins: int = 10
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """Calibration of predicted probabilities: per bin of p, the mean p and the fraction of 1s.
 
     The interval [0, 1] is cut into ``n_bins`` bins of equal width (a probability on an inner
@@ -817,7 +881,7 @@ def reliability_curve(y, p, n_bins=10):
     return mean_p, frac, counts[keep]
 
 
-def expected_calibration_error(y, p, n_bins=10):
+def expected_calibration_error(y: ArrayLike, p: ArrayLike, n_bins: int = 10) -> float:
     """sum_k (N_k / N) |mean predicted probability in bin k - fraction of 1s in bin k|.
 
     The bins are those of :func:`reliability_curve`; 0 means calibrated (at this
@@ -834,15 +898,17 @@ def expected_calibration_error(y, p, n_bins=10):
 # ---------------------------------------------------------------------------------------------
 
 
-class _LinearClassifier:
-    def __init__(self, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+class _LinearClassifier(ProbabilisticClassifier):
+    """Shared by the two estimators: options, ``decision_function`` (the scores X W + b)."""
+
+    coef_: FloatArray
+
+    def __init__(
+        self, l2: float = 1.0, lr: float | None = None, max_iter: int = 10000, tol: float = 1e-8
+    ) -> None:
         self.l2, self.lr, self.max_iter, self.tol = _check_fit_options(l2, lr, max_iter, tol)
 
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise RuntimeError("call fit(X, y) before predicting")
-
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> FloatArray:
         """Scores: (N,) for two classes (the log-odds of classes_[1]), (N, C) otherwise."""
         self._check_fitted()
         X = as_2d_float_array(X, "X")
@@ -851,15 +917,6 @@ class _LinearClassifier:
                              f"{self.coef_.shape[0]}")
         return X @ self.coef_ + self.intercept_
 
-    def predict(self, X):
-        """(N,) the most probable class label (ties: the first class)."""
-        self._check_fitted()
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def score(self, X, y):
-        """Accuracy on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
 
 class LogisticRegression(_LinearClassifier):
     """Binary logistic regression with an L2 penalty, in the scikit-learn style.
@@ -867,14 +924,15 @@ class LogisticRegression(_LinearClassifier):
     ``fit(X, y)`` accepts any two labels (``classes_[1]`` is the positive class) and calls the
     fitting code of :func:`fit_logistic_regression`. Attributes: ``classes_``, ``coef_`` (D,),
     ``intercept_`` (float), ``n_iter_``, ``converged_`` and, for gradient descent
-    (``lr`` given), ``loss_history_`` (the loss before every step).
+    (``lr`` given), ``loss_history_`` (the loss before every step). ``predict_proba``,
+    ``predict_log_proba``, ``predict`` and ``score`` come from
+    :class:`~mlcourse_utils._base.ProbabilisticClassifier`.
 
     See the chapter "Logistic regression".
     """
 
-    def fit(self, X, y):
-        X = _check_X(X)
-        _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+    def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        X, classes, index = check_X_y(X, y)
         if classes.shape[0] != 2:
             raise ValueError(f"y must hold exactly two classes, got {classes.shape[0]}")
         w, b, info = _fit_binary(X, index.astype(float), self.l2, self.lr, self.max_iter,
@@ -882,14 +940,12 @@ class LogisticRegression(_LinearClassifier):
         self.classes_, self.coef_, self.intercept_ = classes, w, b
         self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
         self.loss_history_ = info["losses"]
-        return self
 
-    def predict_proba(self, X):
-        """(N, 2) probabilities of classes_[0] and classes_[1]."""
-        with np.errstate(under="ignore"):
-            p1 = _sigmoid(self.decision_function(X))
-            p0 = _sigmoid(-self.decision_function(X))
-        return np.column_stack([p0, p1])
+    def _class_scores(self, X: ArrayLike) -> FloatArray:
+        # log p(c_1 | x) - log p(c_0 | x) = a, so the scores (0, a) are the log posteriors
+        # up to a term common to both classes.
+        a = self.decision_function(X)
+        return np.column_stack([np.zeros_like(a), a])
 
 
 class SoftmaxRegression(_LinearClassifier):
@@ -902,9 +958,8 @@ class SoftmaxRegression(_LinearClassifier):
     See the chapter "Logistic regression".
     """
 
-    def fit(self, X, y):
-        X = _check_X(X)
-        _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+    def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
+        X, classes, index = check_X_y(X, y)
         if classes.shape[0] < 2:
             raise ValueError("y must hold at least two classes")
         W, b, info = _fit_softmax(X, index, classes.shape[0], self.l2, self.lr,
@@ -912,8 +967,6 @@ class SoftmaxRegression(_LinearClassifier):
         self.classes_, self.coef_, self.intercept_ = classes, W, b
         self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
         self.loss_history_ = info["losses"]
-        return self
 
-    def predict_proba(self, X):
-        """(N, C) class probabilities, rows summing to 1."""
-        return _log_softmax_rows(self.decision_function(X))[1]
+    def _class_scores(self, X: ArrayLike) -> FloatArray:
+        return self.decision_function(X)            # log p(c | x) + log-sum-exp of the row

@@ -13,16 +13,25 @@ See the chapter "Naive Bayes".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
 
+from ._base import ProbabilisticClassifier
 from ._validation import (
+    LOG_2PI,
+    FloatArray,
     as_1d_float_array,
     as_2d_float_array,
     as_binary_array,
     as_float,
     as_float_array,
-    as_labels,
+    check_X_y,
+    one_hot,
+    row_blocks,
 )
 
 __all__ = [
@@ -41,17 +50,7 @@ __all__ = [
     "GaussianNaiveBayes",
 ]
 
-_LOG_2PI = np.log(2.0 * np.pi)
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-def _one_hot(index, n_classes):
-    """(N, C) indicator matrix with a 1 in column ``index[i]`` of row i."""
-    onehot = np.zeros((index.shape[0], n_classes))
-    onehot[np.arange(index.shape[0]), index] = 1.0
-    return onehot
 
 
 def _check_log_prior(log_prior, name="log_prior"):
@@ -81,21 +80,29 @@ def _check_theta(theta, n_classes, name="theta"):
 
 def _fit_counts(X, y, binary):
     """Validated ``(X, classes, index, N_c)`` shared by the fitting functions."""
-    if binary:
-        X = as_binary_array(X, "X", ndim=2, min_size=1)
-    else:
-        X = as_2d_float_array(X, "X", min_rows=1)
-    if X.shape[1] == 0:
-        raise ValueError("X has no columns; at least one feature is needed")
-    _, classes, index = as_labels(y, "y", n_samples=X.shape[0])
+    X, classes, index = check_X_y(X, y, binary=binary)
     counts = np.bincount(index, minlength=classes.size).astype(np.float64)
     return X, classes, index, counts
+
+
+def _total_variance(counts, means, variances):
+    """Per-feature variance of all the samples, from the class counts, means and variances.
+
+    The law of total variance: Var(x_d) = sum_c (N_c / N) [sigma2_cd + (mu_cd - mu_d)^2] with
+    mu_d = sum_c (N_c / N) mu_cd, the within-class plus the between-class variance. It needs no
+    further pass over X, and every term is non-negative (no cancellation).
+    """
+    weights = counts / counts.sum()
+    mean = weights @ means
+    return weights @ (variances + (means - mean) ** 2)
 
 
 # --------------------------------------------------------------------------- Bernoulli
 
 
-def fit_bernoulli_nb(X, y, alpha=1.0):
+def fit_bernoulli_nb(
+    X: ArrayLike, y: ArrayLike, alpha: float = 1.0
+) -> tuple[NDArray[Any], FloatArray, FloatArray]:
     """Fit a Bernoulli naive Bayes classifier by (smoothed) counting.
 
     log_prior[c] = log(N_c / N)                (the ML class prior, not smoothed)
@@ -126,13 +133,15 @@ def fit_bernoulli_nb(X, y, alpha=1.0):
     """
     X, classes, index, counts = _fit_counts(X, y, binary=True)
     alpha = as_float(alpha, "alpha", low=0.0)
-    n_dc = _one_hot(index, classes.size).T @ X  # (C, D) counts of ones per class
+    n_dc = one_hot(index, classes.size).T @ X  # (C, D) counts of ones per class
     theta = (n_dc + alpha) / (counts[:, None] + 2.0 * alpha)
     log_prior = np.log(counts / X.shape[0])
     return classes, log_prior, theta
 
 
-def fit_bayesian_bernoulli_nb(X, y, a=1.0, b=1.0, class_pseudocount=1.0):
+def fit_bayesian_bernoulli_nb(
+    X: ArrayLike, y: ArrayLike, a: float = 1.0, b: float = 1.0, class_pseudocount: float = 1.0
+) -> tuple[NDArray[Any], FloatArray, FloatArray]:
     """Posterior-predictive parameters of Bayesian Bernoulli naive Bayes.
 
     With a Beta(a, b) prior on every theta[c, d] and a symmetric Dirichlet(class_pseudocount)
@@ -162,21 +171,21 @@ def fit_bayesian_bernoulli_nb(X, y, a=1.0, b=1.0, class_pseudocount=1.0):
     a = as_float(a, "a", low=0.0)
     b = as_float(b, "b", low=0.0)
     gamma = as_float(class_pseudocount, "class_pseudocount", low=0.0)
-    n_dc = _one_hot(index, classes.size).T @ X
+    n_dc = one_hot(index, classes.size).T @ X
     theta = (n_dc + a) / (counts[:, None] + a + b)
     log_prior = np.log((counts + gamma) / (X.shape[0] + classes.size * gamma))
     return classes, log_prior, theta
 
 
-def bernoulli_nb_log_joint(X, log_prior, theta):
+def bernoulli_nb_log_joint(X: ArrayLike, log_prior: ArrayLike, theta: ArrayLike) -> FloatArray:
     """Joint log-probabilities log p(x_i, c) of Bernoulli naive Bayes.
 
     log p(x, c) = log pi_c + sum_d [x_d log theta_cd + (1 - x_d) log(1 - theta_cd)]
 
     with the convention 0 log 0 = 0: a theta of exactly 0 or 1 gives -inf only for the
     combinations it declares impossible (x_d = 1 with theta_cd = 0, or x_d = 0 with
-    theta_cd = 1) and finite values otherwise. A product of two matrix multiplications,
-    with no loop over samples.
+    theta_cd = 1) and finite values otherwise. One matrix multiplication (the sum is linear
+    in x), with no loop over samples.
 
     Parameters
     ----------
@@ -200,14 +209,18 @@ def bernoulli_nb_log_joint(X, log_prior, theta):
     with np.errstate(divide="ignore"):
         log_t, log_1mt = np.log(th), np.log1p(-th)
     # Finite part: 0 log 0 terms are set to 0 here and handled by the impossibility count.
-    finite = X @ np.where(th > 0, log_t, 0.0).T + (1.0 - X) @ np.where(th < 1, log_1mt, 0.0).T
-    impossible = X @ (th == 0).T + (1.0 - X) @ (th == 1).T
-    out = lp[None, :] + finite
-    out[impossible > 0] = -np.inf
+    log_t, log_1mt = np.where(th > 0, log_t, 0.0), np.where(th < 1, log_1mt, 0.0)
+    # X @ log_t.T + (1 - X) @ log_1mt.T, as one product: (1 - x) a = a - x a.
+    out = X @ (log_t - log_1mt).T + (lp + log_1mt.sum(axis=1))[None, :]
+    if np.any((th == 0) | (th == 1)):
+        impossible = X @ (th == 0).T + (1.0 - X) @ (th == 1).T
+        out[impossible > 0] = -np.inf
     return out
 
 
-def bernoulli_nb_log_joint_missing(X, log_prior, theta):
+def bernoulli_nb_log_joint_missing(
+    X: ArrayLike, log_prior: ArrayLike, theta: ArrayLike
+) -> FloatArray:
     """Like :func:`bernoulli_nb_log_joint`, with NaN entries of X treated as missing.
 
     A missing feature is marginalised out: sum_{x_d in {0,1}} p(x_d | c) = 1, so its factor
@@ -247,7 +260,7 @@ def bernoulli_nb_log_joint_missing(X, log_prior, theta):
     return out
 
 
-def predict_proba_from_log_joint(log_joint):
+def predict_proba_from_log_joint(log_joint: ArrayLike) -> FloatArray:
     """Class posteriors p(c | x_i) from joint log-probabilities, by Bayes' rule.
 
     p(c | x) = exp(log p(x, c) - logsumexp_c' log p(x, c')).
@@ -285,7 +298,9 @@ def predict_proba_from_log_joint(log_joint):
 # --------------------------------------------------------------------------- Gaussian
 
 
-def fit_gaussian_nb(X, y, var_smoothing=0.0):
+def fit_gaussian_nb(
+    X: ArrayLike, y: ArrayLike, var_smoothing: float = 0.0
+) -> tuple[NDArray[Any], FloatArray, FloatArray, FloatArray]:
     """Fit a Gaussian naive Bayes classifier by maximum likelihood.
 
     log_prior[c]    = log(N_c / N)
@@ -319,11 +334,16 @@ def fit_gaussian_nb(X, y, var_smoothing=0.0):
     """
     X, classes, index, counts = _fit_counts(X, y, binary=False)
     var_smoothing = as_float(var_smoothing, "var_smoothing", low=0.0)
-    onehot = _one_hot(index, classes.size)
+    onehot = one_hot(index, classes.size)
     means = (onehot.T @ X) / counts[:, None]
-    # Two-pass variance (centre first) for accuracy when |x| is large compared to its spread.
-    variances = (onehot.T @ (X - means[index]) ** 2) / counts[:, None]
-    variances = variances + var_smoothing * float(np.var(X, axis=0).max())
+    # Two-pass variance (centre first) for accuracy when |x| is large compared to its spread,
+    # summed over blocks of rows small enough to stay in the processor's cache.
+    variances = np.zeros_like(means)
+    for rows in row_blocks(X.shape):
+        variances += onehot[rows].T @ (X[rows] - means[index[rows]]) ** 2
+    variances /= counts[:, None]
+    if var_smoothing > 0:  # epsilon: var_smoothing times the largest variance of a feature
+        variances += var_smoothing * _total_variance(counts, means, variances).max()
     if np.any(variances <= 0):
         c, d = np.argwhere(variances <= 0)[0]
         raise ValueError(
@@ -333,7 +353,9 @@ def fit_gaussian_nb(X, y, var_smoothing=0.0):
     return classes, np.log(counts / X.shape[0]), means, variances
 
 
-def gaussian_nb_log_joint(X, log_prior, means, variances):
+def gaussian_nb_log_joint(
+    X: ArrayLike, log_prior: ArrayLike, means: ArrayLike, variances: ArrayLike
+) -> FloatArray:
     """Joint log-densities log p(x_i, c) of Gaussian naive Bayes.
 
     log p(x, c) = log pi_c - 1/2 sum_d [log(2 pi sigma2_cd) + (x_d - mu_cd)^2 / sigma2_cd]
@@ -354,14 +376,25 @@ def gaussian_nb_log_joint(X, log_prior, means, variances):
     X = as_2d_float_array(X, "X")
     lp = _check_log_prior(log_prior)
     means, variances = _check_gaussian_params(means, variances, lp.size, X.shape[1])
-    norm = -0.5 * np.sum(_LOG_2PI + np.log(variances), axis=1)  # (C,)
+    # Expanding the square, sum_d (x_d - mu_cd)^2 / s_cd
+    #   = sum_d x_d^2 / s_cd - 2 sum_d x_d mu_cd / s_cd + sum_d mu_cd^2 / s_cd:
+    # two matrix products give every class at once. X is first shifted by the average class
+    # mean (the log-density does not change when x and every mu_c are shifted alike), so that
+    # the expanded terms stay of the size of the result and little accuracy is lost.
+    shift = means.mean(axis=0)
+    mu = means - shift
+    precision = 1.0 / variances                               # (C, D)
+    const = lp - 0.5 * np.sum(LOG_2PI + np.log(variances) + mu**2 * precision, axis=1)
     out = np.empty((X.shape[0], lp.size))
-    for c in range(lp.size):  # a loop over the (few) classes, vectorised over samples
-        out[:, c] = norm[c] - 0.5 * np.sum((X - means[c]) ** 2 / variances[c], axis=1)
-    return out + lp[None, :]
+    for rows in row_blocks(X.shape):  # blocks of rows that stay in the processor's cache
+        Z = X[rows] - shift
+        out[rows] = Z @ (mu * precision).T - 0.5 * (Z * Z) @ precision.T
+    return out + const[None, :]
 
 
-def gaussian_nb_log_joint_missing(X, log_prior, means, variances):
+def gaussian_nb_log_joint_missing(
+    X: ArrayLike, log_prior: ArrayLike, means: ArrayLike, variances: ArrayLike
+) -> FloatArray:
     """Like :func:`gaussian_nb_log_joint`, with NaN entries of X treated as missing.
 
     A missing feature is integrated out (its density integrates to 1), so its term is left
@@ -378,7 +411,7 @@ def gaussian_nb_log_joint_missing(X, log_prior, means, variances):
     Xf = np.where(observed, X, 0.0)
     out = np.empty((X.shape[0], lp.size))
     for c in range(lp.size):
-        terms = _LOG_2PI + np.log(variances[c]) + (Xf - means[c]) ** 2 / variances[c]
+        terms = LOG_2PI + np.log(variances[c]) + (Xf - means[c]) ** 2 / variances[c]
         out[:, c] = -0.5 * np.sum(np.where(observed, terms, 0.0), axis=1)
     return out + lp[None, :]
 
@@ -401,7 +434,9 @@ def _check_gaussian_params(means, variances, n_classes, n_features):
 # --------------------------------------------------------------------------- categorical
 
 
-def fit_categorical_nb(X, y, alpha=1.0, n_categories=None):
+def fit_categorical_nb(
+    X: ArrayLike, y: ArrayLike, alpha: float = 1.0, n_categories: ArrayLike | None = None
+) -> tuple[NDArray[Any], FloatArray, list[FloatArray]]:
     """Fit a categorical naive Bayes classifier by smoothed counting.
 
     theta_d[c, k] = (N_dck + alpha) / (N_c + K_d alpha)
@@ -444,7 +479,9 @@ def fit_categorical_nb(X, y, alpha=1.0, n_categories=None):
     return classes, np.log(counts / X.shape[0]), thetas
 
 
-def categorical_nb_log_joint(X, log_prior, thetas):
+def categorical_nb_log_joint(
+    X: ArrayLike, log_prior: ArrayLike, thetas: Sequence[ArrayLike]
+) -> FloatArray:
     """Joint log-probabilities log pi_c + sum_d log thetas[d][c, x_d], shape (N, C).
 
     See the chapter "Naive Bayes", section "Categorical features".
@@ -469,7 +506,7 @@ def categorical_nb_log_joint(X, log_prior, thetas):
 # --------------------------------------------------------------------------- linear form
 
 
-def nb_linear_weights(log_prior, theta):
+def nb_linear_weights(log_prior: ArrayLike, theta: ArrayLike) -> tuple[float, FloatArray]:
     """Bernoulli naive Bayes with two classes as a linear classifier.
 
     log p(c1 | x) / p(c0 | x) = w0 + w . x  with c1 = classes[1], c0 = classes[0], and
@@ -515,54 +552,31 @@ def nb_linear_weights(log_prior, theta):
 # --------------------------------------------------------------------------- estimators
 
 
-class _NaiveBayesBase:
-    """predict_log_proba / predict_proba / predict / score from ``_log_joint``."""
-
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
-
-    def predict_proba(self, X):
-        """(N, C) class posteriors p(c | x_i), columns in ``classes_`` order."""
-        return predict_proba_from_log_joint(self.log_joint(X))
-
-    def predict_log_proba(self, X):
-        """(N, C) log p(c | x_i)."""
-        L = self.log_joint(X)
-        return L - logsumexp(L, axis=1, keepdims=True)
-
-    def predict(self, X):
-        """(N,) the class with the largest joint probability (ties: the first class)."""
-        L = self.log_joint(X)
-        return self.classes_[np.argmax(L, axis=1)]
-
-    def score(self, X, y):
-        """Accuracy of :meth:`predict` on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
-
-class BernoulliNaiveBayes(_NaiveBayesBase):
+class BernoulliNaiveBayes(ProbabilisticClassifier):
     """Bernoulli naive Bayes in the scikit-learn style, built on :func:`fit_bernoulli_nb`.
 
     Attributes after ``fit``: ``classes_`` (C,), ``class_log_prior_`` (C,), ``theta_`` (C, D).
+    ``predict_proba``, ``predict_log_proba``, ``predict`` and ``score`` come from
+    :class:`~mlcourse_utils._base.ProbabilisticClassifier`.
 
     See the chapter "Naive Bayes".
     """
 
-    def __init__(self, alpha=1.0):
+    def __init__(self, alpha: float = 1.0) -> None:
         self.alpha = alpha
 
-    def fit(self, X, y):
+    def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
         self.classes_, self.class_log_prior_, self.theta_ = fit_bernoulli_nb(X, y, self.alpha)
-        return self
 
-    def log_joint(self, X):
+    def log_joint(self, X: ArrayLike) -> FloatArray:
         """(N, C) log p(x_i, c)."""
         self._check_fitted()
         return bernoulli_nb_log_joint(X, self.class_log_prior_, self.theta_)
 
+    _class_scores = log_joint
 
-class GaussianNaiveBayes(_NaiveBayesBase):
+
+class GaussianNaiveBayes(ProbabilisticClassifier):
     """Gaussian naive Bayes in the scikit-learn style, built on :func:`fit_gaussian_nb`.
 
     Attributes after ``fit``: ``classes_``, ``class_log_prior_``, ``means_`` (C, D),
@@ -571,16 +585,17 @@ class GaussianNaiveBayes(_NaiveBayesBase):
     See the chapter "Naive Bayes".
     """
 
-    def __init__(self, var_smoothing=0.0):
+    def __init__(self, var_smoothing: float = 0.0) -> None:
         self.var_smoothing = var_smoothing
 
-    def fit(self, X, y):
+    def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
         self.classes_, self.class_log_prior_, self.means_, self.variances_ = fit_gaussian_nb(
             X, y, self.var_smoothing
         )
-        return self
 
-    def log_joint(self, X):
+    def log_joint(self, X: ArrayLike) -> FloatArray:
         """(N, C) log p(x_i, c)."""
         self._check_fitted()
         return gaussian_nb_log_joint(X, self.class_log_prior_, self.means_, self.variances_)
+
+    _class_scores = log_joint

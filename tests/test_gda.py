@@ -20,6 +20,7 @@ from sklearn.discriminant_analysis import (
 )
 
 from mlcourse_utils import datasets
+from mlcourse_utils._validation import NotFittedError
 from mlcourse_utils.gda import (
     LDA,
     QDA,
@@ -183,6 +184,47 @@ def test_gda_log_joint_zero_prior_gives_minus_inf():
 # --------------------------------------------------------------- agreement with scikit-learn
 
 
+def _many_rows(n=20_000, d=12, offset=0.0, seed=8):
+    """Enough rows that the class statistics run over several blocks of rows (2^16 entries)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], size=n, p=[0.2, 0.3, 0.5])
+    X = rng.normal(size=(n, d)) @ (np.eye(d) + 0.3 * rng.normal(size=(d, d))) + offset
+    X += (y == "b")[:, None] * 0.8 - (y == "c")[:, None] * 0.5
+    return X, y
+
+
+def test_fit_over_many_blocks_matches_sklearn():
+    """20 000 x 12 (four blocks of rows): QDA's and LDA's ML parameters are scikit-learn's
+    (QDA stores ML covariances from version 1.9; before, S_c / (N_c - 1)), and so are the
+    estimators' posteriors."""
+    X, y = _many_rows()
+    classes, priors, means, covs = fit_qda(X, y)
+    sk = QuadraticDiscriminantAnalysis(store_covariance=True).fit(X, y)
+    counts = np.bincount(np.unique(y, return_inverse=True)[1]).astype(float)
+    factor = np.ones(3) if _sklearn_qda_uses_ml_covariance() else counts / (counts - 1)
+    assert_allclose(means, sk.means_, rtol=1e-12, atol=1e-14)
+    assert_allclose(covs * factor[:, None, None], np.array(sk.covariance_), rtol=1e-10,
+                    atol=1e-12)
+    assert_allclose(QDA().fit(X, y).predict_proba(X)[:5],
+                    _posterior(gda_log_joint(X[:5], priors, means, covs)), rtol=1e-12)
+    _, priors, means, cov = fit_lda(X, y)
+    sk = LinearDiscriminantAnalysis(solver="lsqr", store_covariance=True).fit(X, y)
+    assert_allclose(priors, sk.priors_, rtol=1e-14)
+    assert_allclose(cov, sk.covariance_, rtol=1e-10, atol=1e-12)
+    assert_allclose(LDA().fit(X, y).predict_proba(X), sk.predict_proba(X), atol=1e-10)
+
+
+def test_covariances_accurate_far_from_zero():
+    """Data around 1e6 with spread ~1: each class covariance equals np.cov(bias=True) of the
+    class's rows (centring first; X^T X - N mu mu^T would lose about 12 digits here)."""
+    X, y = _many_rows(n=6000, d=4, offset=1e6)
+    classes, _, means, covs = fit_qda(X, y)
+    for k, c in enumerate(classes):
+        assert_allclose(means[k], X[y == c].mean(axis=0), rtol=1e-15)
+        assert_allclose(covs[k], np.cov(X[y == c], rowvar=False, bias=True), rtol=1e-8,
+                        atol=1e-10)
+
+
 def _sklearn_qda_uses_ml_covariance():
     """scikit-learn's QDA divided its class covariances by N_c - 1 before version 1.9 and by
     N_c since. Find out which on a hand example: class 0 = {0, 2} has ML variance 1 and
@@ -268,8 +310,9 @@ def test_estimator_bad_arguments():
         GaussianDiscriminantAnalysis("spherical")
     with pytest.raises(ValueError, match="reg"):
         QDA(reg=1.5)
-    with pytest.raises(RuntimeError, match="fit"):
+    with pytest.raises(NotFittedError, match="call fit"):
         LDA().predict([[0.0]])
+    assert issubclass(NotFittedError, ValueError)
 
 
 # ----------------------------------------------------------------------- linear and quadratic

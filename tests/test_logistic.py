@@ -21,6 +21,7 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.metrics import log_loss
 
 from mlcourse_utils import datasets
+from mlcourse_utils._validation import NotFittedError
 from mlcourse_utils.logistic import (
     ConvergenceWarning,
     LogisticRegression,
@@ -675,7 +676,7 @@ def test_estimator_records_gradient_descent_losses(iris):
 
 
 def test_estimator_bad_use():
-    with pytest.raises(RuntimeError, match="fit"):
+    with pytest.raises(NotFittedError, match="call fit"):
         LogisticRegression().predict([[1.0]])
     with pytest.raises(ValueError, match="two classes"):
         LogisticRegression().fit([[0.0], [1.0], [2.0]], [0, 1, 2])
@@ -755,3 +756,23 @@ def test_large_data_path_matches_sklearn():
     W_sk, b_sk = _sklearn_softmax(X, y, 1.0)
     assert_allclose(W, W_sk, atol=1e-6)
     assert_allclose(bb, b_sk, atol=1e-6)
+
+
+def test_large_nearly_separable_data_matches_sklearn():
+    """Well-separated classes above 20,000 samples: most probabilities are near 0 or 1, so a
+    Hessian from a subsample of rows misses much of the curvature and the fit switches to the
+    exact Hessian. The optimum is scikit-learn's (newton-cholesky, tol 1e-10) all the same."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=24_000)
+    X = _standardise(rng.normal(size=(24_000, 10)) + 2.5 * rng.normal(size=(3, 10))[y])
+    w, b = fit_logistic_regression(X, y == 0, l2=1.0)
+    sk = SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-10).fit(X, y == 0)
+    assert_allclose(np.append(w, b), np.append(sk.coef_[0], sk.intercept_), atol=1e-6)
+    gw, gb = logistic_nll_grad(w, b, X, y == 0, 1.0)
+    assert max(np.abs(gw).max(), abs(gb)) <= 1e-8
+    _, W, bb = fit_softmax_regression(X, y, l2=1.0)
+    sk = SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-10).fit(X, y)
+    assert_allclose(W, sk.coef_.T, atol=1e-6)
+    assert_allclose(bb, sk.intercept_ - sk.intercept_.mean(), atol=1e-6)
+    gW, gbb = softmax_nll_grad(W, bb, X, y, 1.0)
+    assert max(np.abs(gW).max(), np.abs(gbb).max()) <= 1e-8

@@ -190,6 +190,75 @@ def test_gaussian_matches_sklearn(loader, var_smoothing):
     assert_array_equal(est.predict(X), sk.predict(X))
 
 
+def _many_rows(n=20_000, d=12, offset=0.0, seed=8):
+    """Enough rows that the fits and joints run over several blocks of rows (2^16 entries)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c", "d"], size=n, p=[0.1, 0.2, 0.3, 0.4])
+    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 2.0, size=d) + offset
+    X += (y == "b")[:, None] * 0.7 - (y == "d")[:, None] * 0.4
+    return X, y
+
+
+def test_gaussian_matches_sklearn_over_many_blocks():
+    """20 000 x 12 (four blocks of rows): the same parameters, joints and posteriors as
+    GaussianNB, and the estimator's posteriors too."""
+    X, y = _many_rows()
+    sk = GaussianNB(var_smoothing=1e-9).fit(X, y)
+    _, log_prior, means, variances = fit_gaussian_nb(X, y, var_smoothing=1e-9)
+    assert_allclose(np.exp(log_prior), sk.class_prior_, rtol=1e-13)
+    assert_allclose(means, sk.theta_, rtol=1e-12, atol=1e-14)
+    assert_allclose(variances, sk.var_, rtol=1e-12)
+    L = gaussian_nb_log_joint(X, log_prior, means, variances)
+    assert_allclose(L, sk.predict_joint_log_proba(X), rtol=1e-12, atol=1e-10)
+    est = GaussianNaiveBayes(var_smoothing=1e-9).fit(X, y)
+    assert_allclose(est.predict_proba(X), sk.predict_proba(X), atol=1e-12)
+
+
+def test_gaussian_variances_accurate_far_from_zero():
+    """Data around 1e6 with spread ~1: per-class variances equal numpy's two-pass np.var of
+    each class's rows (a one-pass sum of squares would lose about 12 digits here), and the
+    joints equal scipy's log-densities summed over the features."""
+    X, y = _many_rows(n=6000, d=5, offset=1e6)
+    classes, log_prior, means, variances = fit_gaussian_nb(X, y)
+    for k, c in enumerate(classes):
+        assert_allclose(means[k], X[y == c].mean(axis=0), rtol=1e-15)
+        assert_allclose(variances[k], X[y == c].var(axis=0), rtol=1e-9)
+    Xq = X[:50]
+    expected = log_prior + np.stack(
+        [stats.norm.logpdf(Xq, means[k], np.sqrt(variances[k])).sum(axis=1)
+         for k in range(len(classes))], axis=1)
+    assert_allclose(gaussian_nb_log_joint(Xq, log_prior, means, variances), expected,
+                    rtol=1e-12, atol=1e-9)
+
+
+def test_gaussian_joint_for_points_far_from_every_mean():
+    """Points 1000 standard deviations away: log-densities of about -5e5 per feature, still
+    equal to scipy's to 12 digits (the expanded square loses nothing that matters)."""
+    rng = np.random.default_rng(2)
+    means = rng.normal(size=(3, 4))
+    variances = rng.uniform(0.5, 2.0, size=(3, 4))
+    log_prior = np.log([0.2, 0.3, 0.5])
+    X = rng.normal(size=(30, 4)) * 1000.0
+    expected = log_prior + np.stack(
+        [stats.norm.logpdf(X, means[k], np.sqrt(variances[k])).sum(axis=1) for k in range(3)],
+        axis=1)
+    assert_allclose(gaussian_nb_log_joint(X, log_prior, means, variances), expected, rtol=1e-12)
+
+
+def test_bernoulli_matches_sklearn_over_many_blocks():
+    """Binary 20 000 x 12: counts, joints and posteriors as BernoulliNB's."""
+    X, y = _many_rows()
+    Xb = X > 0.2
+    sk = BernoulliNB(alpha=0.5, binarize=None).fit(Xb, y)
+    _, log_prior, theta = fit_bernoulli_nb(Xb, y, alpha=0.5)
+    assert_allclose(log_prior, sk.class_log_prior_, rtol=1e-13)
+    assert_allclose(np.log(theta), sk.feature_log_prob_, rtol=1e-12)
+    L = bernoulli_nb_log_joint(Xb, log_prior, theta)
+    assert_allclose(L, sk.predict_joint_log_proba(Xb.astype(float)), rtol=1e-12)
+    est = BernoulliNaiveBayes(alpha=0.5).fit(Xb, y)
+    assert_allclose(est.predict_proba(Xb), sk.predict_proba(Xb.astype(float)), atol=1e-12)
+
+
 def test_gaussian_by_hand_against_scipy():
     """Class 'a' x = 0, 2 (mean 1, ML variance 1); class 'b' x = 4, 4, 7 (mean 5, variance
     (1 + 1 + 4)/3 = 2). Joint at x = 3: log(2/5) + log N(3 | 1, 1), log(3/5) + log N(3 | 5, 2)."""
@@ -223,7 +292,7 @@ def test_categorical_matches_sklearn():
     sk = CategoricalNB(alpha=0.7, force_alpha=True).fit(X, y)
     classes, log_prior, thetas = fit_categorical_nb(X, y, alpha=0.7)
     assert_array_equal(classes, sk.classes_)
-    for th, sk_log in zip(thetas, sk.feature_log_prob_):
+    for th, sk_log in zip(thetas, sk.feature_log_prob_, strict=True):
         assert_allclose(np.log(th), sk_log, rtol=1e-12)
     L = categorical_nb_log_joint(X, log_prior, thetas)
     assert_allclose(L, sk.predict_joint_log_proba(X), rtol=1e-12)
