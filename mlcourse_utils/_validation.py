@@ -50,6 +50,9 @@ class NotFittedError(ValueError):
 
 #: Entries in one block of rows: 2^16 float64 numbers, 512 kB, about one core's L2 cache.
 BLOCK_ENTRIES = 2**16
+#: The fewest rows in a block: a block's product Z^T Z adds a D x D matrix to the total, which
+#: costs little next to the product itself only when the block has many rows.
+BLOCK_MIN_ROWS = 1024
 
 
 def row_blocks(shape: tuple[int, ...]) -> list[slice]:
@@ -58,8 +61,9 @@ def row_blocks(shape: tuple[int, ...]) -> list[slice]:
     A computation that would make several temporary arrays as large as X (centre, square,
     multiply, compare) runs block by block instead: each block's temporaries stay in the
     processor's cache, X is read from memory once, and no temporary as large as X is made.
+    Blocks have at least 1024 rows (wide arrays get blocks larger than the cache).
     """
-    step = max(1, BLOCK_ENTRIES // max(int(np.prod(shape[1:])), 1))
+    step = max(BLOCK_MIN_ROWS, BLOCK_ENTRIES // max(int(np.prod(shape[1:])), 1))
     return [slice(start, start + step) for start in range(0, shape[0], step)]
 
 

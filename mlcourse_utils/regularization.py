@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
-from ._validation import FloatArray, as_1d_float_array, as_float, as_float_array
+from ._validation import FloatArray, as_1d_float_array, as_float, as_float_array, row_blocks
 from .mle import _regression_inputs, linear_regression_mle
 
 __all__ = [
@@ -52,14 +52,20 @@ def _centred_cross_products(X, y):
 
     The centred targets are written next to the centred features, Z = [X_c, y_c], so that one
     product Z^T Z (a symmetric rank-N update in BLAS) gives both in a single pass over the
-    data. Centring before multiplying avoids the cancellation of X^T X - N mean mean^T.
+    data. Centring before multiplying avoids the cancellation of X^T X - N mean mean^T. Z is
+    formed and multiplied block by block of rows, in one buffer that stays in cache, so no
+    copy of X is made.
     """
     n, d = X.shape
     x_mean, y_mean = X.mean(axis=0), float(y.mean())
-    Z = np.empty((n, d + 1))
-    np.subtract(X, x_mean, out=Z[:, :d])
-    np.subtract(y, y_mean, out=Z[:, d])
-    ZtZ = Z.T @ Z
+    ZtZ = np.zeros((d + 1, d + 1))
+    blocks = row_blocks((n, d + 1))
+    buffer = np.empty((blocks[0].stop - blocks[0].start if blocks else 0, d + 1))
+    for rows in blocks:
+        Z = buffer[: X[rows].shape[0]]
+        np.subtract(X[rows], x_mean, out=Z[:, :d])
+        np.subtract(y[rows], y_mean, out=Z[:, d])
+        ZtZ += Z.T @ Z
     return x_mean, y_mean, ZtZ[:d, :d], ZtZ[:d, d]
 
 

@@ -143,4 +143,4 @@ def test_row_blocks_cover_every_row_once(shape):
     rows = np.concatenate([np.arange(shape[0])[b] for b in blocks]) if blocks else np.array([])
     assert_array_equal(rows, np.arange(shape[0]))
     width = int(np.prod(shape[1:]))
-    assert all(b.stop - b.start <= max(1, BLOCK_ENTRIES // width) for b in blocks)
+    assert all(b.stop - b.start == max(1024, BLOCK_ENTRIES // width) for b in blocks)
