@@ -144,12 +144,12 @@ def as_binary_array(
 ) -> FloatArray:
     """A float64 array whose entries are all 0 or 1 (booleans are accepted)."""
     arr = as_float_array(x, name, ndim=ndim, min_size=min_size, allow_nonfinite=True)
-    # Binary exactly when every nonzero entry is a 1 (NaN and inf are nonzero and not 1, so
-    # this also proves the array finite), checked block by block while the block is in cache;
-    # the slower checks below only build the message.
+    # Binary exactly when the entries equal to 0 and those equal to 1 are all of them (NaN and
+    # inf are neither, so this also proves the array finite), counted block by block while
+    # the block is in cache; the slower checks below only build the message.
     flat = arr.reshape(-1)
     blocks = (flat[start:start + BLOCK_ENTRIES] for start in range(0, flat.size, BLOCK_ENTRIES))
-    if any(np.count_nonzero(block) != np.count_nonzero(block == 1) for block in blocks):
+    if sum(np.count_nonzero(b == 0) + np.count_nonzero(b == 1) for b in blocks) != flat.size:
         if not all_finite(arr):
             raise ValueError(f"{name} contains NaN or inf; remove or impute those entries")
         bad = arr[(arr != 0) & (arr != 1)].ravel()[0]

@@ -261,9 +261,10 @@ def gda_log_joint(X: ArrayLike, priors: ArrayLike, means: ArrayLike, covs: Array
     out = np.empty((X.shape[0], C))
     with np.errstate(divide="ignore"):
         log_priors = np.log(priors)
+    centred = np.empty(X.shape)                     # x - mu_c, one buffer for every class
     for c in range(C):  # a loop over classes; every sample is handled at once
         # (D, N) array z = L^{-1} (x - mu_c), solved in place in the transposed differences.
-        z = _solve_lower(Ls[c], (X - means[c]).T)
+        z = _solve_lower(Ls[c], np.subtract(X, means[c], out=centred).T)
         half_logdet = np.sum(np.log(np.diag(Ls[c])))
         sq_norms = np.einsum("dn,dn->n", z, z)      # ||z_n||^2 for every column n
         out[:, c] = log_priors[c] - 0.5 * D * LOG_2PI - half_logdet - 0.5 * sq_norms
