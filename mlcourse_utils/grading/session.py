@@ -193,10 +193,15 @@ class _Session:
                     self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
 
     def call(self, name, args, kwargs):
+        restarting = self.sandbox is None
         try:
             self.ensure()
         except SandboxError as exc:
             raise _Fatal(exc) from None
+        if restarting:
+            # Starting the process and replaying the cells had their own limits (per cell, and
+            # the student's budget); the test's time starts now, not before the restart.
+            self.deadline = time.monotonic() + self.timeout
         deadline = min(self.deadline, self.budget_end)
         left = deadline - time.monotonic()
         if left <= 0:
