@@ -20,6 +20,9 @@ writer), so this extension switches it off and removes the merged solution nodes
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
@@ -90,10 +93,37 @@ def _drop_unused_thebe(app, pagename, templatename, context, doctree):
             context[key] = [asset for asset in context[key] if not _is_thebe(asset)]
 
 
+_ICON = re.compile(r'<i class="([^"]*\bfa-[^"]*)"(?![^>]*aria-hidden)')
+_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
+
+
+def _accessible_theme_html(html):
+    """Fix the theme's two WCAG problems that axe-core reports as serious.
+
+    Icon-font glyphs (``<i class="fa-...">``) are decorative: hidden from assistive technology,
+    so a button's accessible name (its ``aria-label``) is not contradicted by a glyph. The wide
+    search field shows the text "Search Ctrl+K", so its name comes from that text rather than
+    from an ``aria-label`` that leaves part of it out (WCAG 2.5.3, label in name).
+    """
+    html = _ICON.sub(r'<i class="\1" aria-hidden="true"', html)
+    return _SEARCH_FIELD.sub(r"\1", html)
+
+
+def _fix_theme_accessibility(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        fixed = _accessible_theme_html(text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
 def setup(app):
     app.setup_extension("sphinx_exercise")
     app.add_config_value("mlcourse_edition", "student", "env", types=[str])
     app.connect("config-inited", _config_inited)
     app.add_transform(RemoveInstructorContent)
     app.connect("html-page-context", _drop_unused_thebe, priority=900)
+    app.connect("build-finished", _fix_theme_accessibility)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
