@@ -379,6 +379,34 @@ def test_student_page_accessibility(student_site, docname, tmp_path):
     assert not bad, f"{docname}: serious or critical WCAG violations (axe-core): {bad}"
 
 
+THEME_MARKUP = """\
+<button class="btn btn-sm nav-link pst-navbar-icon theme-switch-button pst-js-only" aria-label="Color mode" data-bs-title="Color mode">
+  <i class="theme-switch fa-solid fa-sun fa-lg" data-mode="light" title="Light"></i>
+</button>
+<button class="btn search-button-field search-button__button pst-js-only" title="Search" aria-label="Search">
+<details class="admonition hide above-input">
+<summary aria-label="Toggle hidden content">
+<p class="collapsed admonition-title">Show code cell source</p>
+</summary>
+</details>
+<div role="list" class="citation-list">
+<div class="citation" id="id16" role="doc-biblioentry">
+"""
+
+
+def test_accessibility_fixes_of_the_theme_markup():
+    """The post-build fix names controls by the text they show and gives the bibliography list items."""
+    from mlcourse_utils._sphinx_ext import _accessible_theme_html
+
+    fixed = _accessible_theme_html(THEME_MARKUP)
+    assert 'aria-label="Color mode: light, dark or system settings"' in fixed
+    assert '<i class="theme-switch fa-solid fa-sun fa-lg" aria-hidden="true"' in fixed
+    assert 'aria-label="Search"' not in fixed and 'title="Search"' in fixed
+    assert "<summary>" in fixed and "Toggle hidden content" not in fixed
+    assert 'role="listitem"' in fixed and "doc-biblioentry" not in fixed
+    assert _accessible_theme_html(fixed) == fixed, "the fix is idempotent (incremental builds)"
+
+
 def test_student_edition_has_no_solution_text(student_site, instructor_site):
     """No text of a solution or teaching note of the instructor edition appears in the student edition."""
     snippets = set()
