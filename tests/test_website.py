@@ -17,6 +17,12 @@ Two groups of tests:
 The browser is driven with ``chromium --headless --dump-dom`` on a small probe page that loads
 the page under test in an iframe and writes what it measured into its own DOM. Chromium comes
 from Debian (``apt-get install chromium``); without it the browser tests skip.
+
+**Accessibility** (student edition, every page of ``_toc.yml``): every image has a non-empty alt
+text, the page declares its language, heading levels never skip (h2 to h4), no display equation
+is wider than the 1280 px column, and axe-core (npm's ``axe-core``, installed by ``make test``
+into the git-ignored ``.tools/``; never fetched at test time) reports no serious or critical
+WCAG violation. Each page's axe-core result is written to ``_build/accessibility.json``.
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--allow-file-access-from-files",  # the probe page reads the iframe's document
 ]
+
+AXE_JS = ROOT / ".tools" / "node_modules" / "axe-core" / "axe.min.js"
 
 BUILD = ROOT / "_build"
 STUDENT_HTML = BUILD / "html"
@@ -128,10 +136,17 @@ def build_once(instructor):
         return site
 
 
-def probe(url, tmp_path, screenshot=None):
-    """Open ``url`` in headless Chromium and return what the page looks like after scripts ran."""
+def probe(url, tmp_path, screenshot=None, axe=False):
+    """Open ``url`` in headless Chromium and return what the page looks like after scripts ran.
+
+    With ``axe=True`` axe-core is injected into the page and its violations are returned too.
+    """
     probe_page = tmp_path / "probe.html"
-    probe_page.write_text(PROBE_HTML.replace("__URL__", json.dumps(url)), encoding="utf-8")
+    axe_source = AXE_JS.read_text(encoding="utf-8") if axe else ""
+    probe_page.write_text(
+        PROBE_HTML.replace("__URL__", json.dumps(url)).replace("__AXE__", json.dumps(axe_source)),
+        encoding="utf-8",
+    )
     cmd = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]
     out = subprocess.run(
         [*cmd, "--virtual-time-budget=30000", "--dump-dom", probe_page.as_uri()],
@@ -185,7 +200,26 @@ PROBE_HTML = textwrap.dedent(
         teaching_notes: main.querySelectorAll(".teaching-note, .instructor-note").length,
         mathjax_script: Array.from(d.querySelectorAll("script[src*='mathjax']")).map(s => s.src),
         resources: w.performance.getEntriesByType("resource").map(e => e.name),
+        lang: d.documentElement.getAttribute("lang") || "",
+        images_without_alt: imgs.filter(i => !(i.getAttribute("alt") || "").trim())
+          .map(i => i.getAttribute("src")),
+        headings: Array.from(main.querySelectorAll("h1, h2, h3, h4, h5, h6"))
+          .filter(h => h.offsetParent !== null).map(h => [Number(h.tagName[1]), h.textContent.trim().slice(0, 60)]),
+        wide_math: Array.from(main.querySelectorAll("mjx-container[display='true'], div.math"))
+          .filter(m => m.scrollWidth > m.clientWidth + 2 || m.getBoundingClientRect().right > w.innerWidth)
+          .map(m => (m.textContent || "").slice(0, 60)),
       };
+    }
+    const AXE_SOURCE = __AXE__;
+    function runAxe(d, w) {
+      if (!AXE_SOURCE) return Promise.resolve(null);
+      const s = d.createElement("script");
+      s.textContent = AXE_SOURCE;
+      d.head.appendChild(s);
+      return w.axe.run(d, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+        id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
+        targets: v.nodes.slice(0, 3).map(n => String(n.target)),
+      })));
     }
     frame.addEventListener("load", () => {
       const w = frame.contentWindow;
@@ -193,6 +227,9 @@ PROBE_HTML = textwrap.dedent(
       typeset.then(() => new Promise(r => setTimeout(r, 1000))).then(() => {
         let result;
         try { result = measure(); } catch (e) { result = {error: String(e)}; }
+        return runAxe(frame.contentDocument, w).then(v => { if (v !== null) result.axe = v; return result; },
+                                                     e => { result.error = "axe-core: " + e; return result; });
+      }).then(result => {
         document.getElementById("result").textContent = JSON.stringify(result);
       });
     });
@@ -310,6 +347,64 @@ def test_instructor_chapter_in_browser(instructor_site, docname, tmp_path):
     assert r["mjx_errors"] == 0 and r["raw_dollars"] == 0
     for img in r["images"]:
         assert img["complete"] and img["width"] > 0, f"{docname}: image {img['src']} did not load"
+
+
+SERIOUS = {"serious", "critical"}
+
+
+@needs_chromium
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_student_page_accessibility(student_site, docname, tmp_path):
+    """Alt text, page language, heading order, equations within the column, and no serious or
+    critical axe-core violation on a page of the student edition."""
+    assert AXE_JS.is_file(), (
+        f"axe-core is not installed ({AXE_JS.relative_to(ROOT)}); `make test` installs it with npm "
+        "(npm install --prefix .tools axe-core@4)")
+    r = probe((student_site / f"{docname}.html").as_uri(), tmp_path, axe=True)
+    assert r["lang"].startswith("en"), f"{docname}: <html lang> is {r['lang']!r}"
+    assert not r["images_without_alt"], f"{docname}: images without alt text: {r['images_without_alt']}"
+    levels = [level for level, _ in r["headings"]]
+    assert levels and levels[0] == 1, f"{docname}: the page does not start with one h1: {r['headings'][:3]}"
+    jumps = [
+        (r["headings"][i], r["headings"][i + 1]) for i in range(len(levels) - 1) if levels[i + 1] > levels[i] + 1]
+    assert not jumps, f"{docname}: heading levels skip: {jumps}"
+    assert not r["wide_math"], f"{docname}: equations wider than the column (break them with aligned): {r['wide_math']}"
+    record = BUILD / "accessibility.json"
+    with open(BUILD / ".accessibility.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = json.loads(record.read_text()) if record.exists() else {}
+        results[docname] = r["axe"]
+        record.write_text(json.dumps(results, indent=1, sort_keys=True))
+    bad = [v for v in r["axe"] if v["impact"] in SERIOUS]
+    assert not bad, f"{docname}: serious or critical WCAG violations (axe-core): {bad}"
+
+
+THEME_MARKUP = """\
+<button class="btn btn-sm nav-link pst-navbar-icon theme-switch-button pst-js-only" aria-label="Color mode" data-bs-title="Color mode">
+  <i class="theme-switch fa-solid fa-sun fa-lg" data-mode="light" title="Light"></i>
+</button>
+<button class="btn search-button-field search-button__button pst-js-only" title="Search" aria-label="Search">
+<details class="admonition hide above-input">
+<summary aria-label="Toggle hidden content">
+<p class="collapsed admonition-title">Show code cell source</p>
+</summary>
+</details>
+<div role="list" class="citation-list">
+<div class="citation" id="id16" role="doc-biblioentry">
+"""
+
+
+def test_accessibility_fixes_of_the_theme_markup():
+    """The post-build fix names controls by the text they show and gives the bibliography list items."""
+    from mlcourse_utils._sphinx_ext import _accessible_theme_html
+
+    fixed = _accessible_theme_html(THEME_MARKUP)
+    assert 'aria-label="Color mode: light, dark or system settings"' in fixed
+    assert '<i class="theme-switch fa-solid fa-sun fa-lg" aria-hidden="true"' in fixed
+    assert 'aria-label="Search"' not in fixed and 'title="Search"' in fixed
+    assert "<summary>" in fixed and "Toggle hidden content" not in fixed
+    assert 'role="listitem"' in fixed and "doc-biblioentry" not in fixed
+    assert _accessible_theme_html(fixed) == fixed, "the fix is idempotent (incremental builds)"
 
 
 def test_student_edition_has_no_solution_text(student_site, instructor_site):
@@ -503,6 +598,7 @@ def standin_book(tmp_path_factory):
     root = tmp_path_factory.mktemp("standin-book")
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
     shutil.copytree(ROOT / "book" / "_static", root / "book" / "_static")
+    shutil.copy(ROOT / "book" / "references.bib", root / "book" / "references.bib")
     (root / "book" / "standin.md").write_text(STANDIN, encoding="utf-8")
     (root / "book" / "other.md").write_text(OTHER, encoding="utf-8")
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/standin\nchapters:\n  - file: book/other\n")

@@ -1,10 +1,11 @@
 """Hand-written answers for the `naive_bayes` assignment, used by tests/test_assignments.py.
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
-the task's test cells the mistake fails). Points per task: fit_bernoulli_nb 1 visible + 2
-hidden; bernoulli_nb_log_joint 1 visible + 1 hidden (random, D up to 1500) + 2 hidden (theta
-exactly 0 or 1); predict_proba_from_log_joint 1 + 2; fit_gaussian_nb 1 + 2; nb_linear_weights
-1 visible + 1 visible (raises ValueError) + 2 hidden.
+the task's test cells the mistake fails). Points per task: fit_bernoulli_nb,
+predict_proba_from_log_joint and fit_gaussian_nb 1 visible + 1 visible edge case + 2 hidden;
+bernoulli_nb_log_joint 1 visible + 1 hidden (random, D up to 1500) + 2 theta exactly 0 or 1 (a
+visible check, then hidden cases); nb_linear_weights 1 visible + 1 visible (raises ValueError)
++ 2 hidden.
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -12,7 +13,8 @@ MODULE = "naive_bayes"
 
 WRONG = {
     "fit_bernoulli_nb": [
-        # Off by one in the smoothing: N_c + alpha instead of N_c + 2 alpha (visible alpha=1 fails).
+        # Off by one in the smoothing: N_c + alpha instead of N_c + 2 alpha (visible alpha=1 and
+        # edge alpha=0.5 fail).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
@@ -26,7 +28,7 @@ WRONG = {
          "    classes = np.array(list(dict.fromkeys(y.tolist())))\n"
          "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) for c in classes])\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), theta\n", 0),
-        # The class prior smoothed too: log((N_c + alpha) / (N + C alpha)).
+        # The class prior smoothed too: log((N_c + alpha) / (N + C alpha)) (wrong for alpha > 0).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
@@ -80,7 +82,8 @@ WRONG = {
          "    L = np.asarray(log_joint, float)\n"
          "    p = np.exp(L - L.max(axis=0, keepdims=True))\n"
          "    return p / p.sum(axis=0, keepdims=True)\n", 0),
-        # One global maximum instead of one per row: rows near 0 and near -1e4 together fail.
+        # One global maximum instead of one per row: rows near 0 and near -1e4 together fail
+        # (the visible edge case and the hidden cell).
         ("import numpy as np\n"
          "def predict_proba_from_log_joint(log_joint):\n"
          "    L = np.asarray(log_joint, float)\n"
@@ -97,7 +100,8 @@ WRONG = {
          "    var = np.array([X[y == c].var(0, ddof=1) for c in classes])\n"
          "    var = var + var_smoothing * X.var(0).max()\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), means, var\n", 0),
-        # epsilon per feature (var_smoothing * Var(X[:, d])) instead of the largest variance.
+        # epsilon per feature (var_smoothing * Var(X[:, d])) instead of the largest variance
+        # (right only with var_smoothing=0).
         ("import numpy as np\n"
          "def fit_gaussian_nb(X, y, var_smoothing=0.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
