@@ -106,10 +106,18 @@ def prose(source):
     return text
 
 
+#: Numbered references ("eq. 3.10", "section 5.8", "eqs. 3.27 to 3.29", "§4.3.2") are labels,
+#: not quantities: they are left out before decimals are looked for.
+_REFERENCE = re.compile(
+    r"(?:\b(?:eqs?\.|equations?|sections?|exercises?|chapters?|figs?\.|figures?|tables?"
+    r"|algorithms?|theorems?)|§)\s*\d+(?:\.\d+)*(?:\s*(?:to|and|or|–|-|,)\s*\d+(?:\.\d+)*)*",
+    re.IGNORECASE)
+
+
 def unglued_decimals(source, allowed=()):
     """Decimal numbers of the prose that are not in ``allowed``, with their line of context."""
     found = []
-    for line in prose(source).splitlines():
+    for line in _REFERENCE.sub(" ", prose(source)).splitlines():
         for match in DECIMAL.finditer(line):
             if match.group(0) not in allowed:
                 found.append((match.group(0), line.strip()[:120]))
@@ -174,6 +182,7 @@ print(0.123)
 
 The glued value {glue:text}`acc:.3f` is fine, `alpha=0.01` is code, {numref}`fig-sample` a link.
 The accuracy is 0.947 and $\\hat\\theta \\approx 0.67$.
+The lecture's eq. 3.10, its eqs. 3.27 to 3.29, section 5.8 and §4.3.2 are references.
 """
 
 
