@@ -229,27 +229,32 @@ def test_filled_csv_round_trips_into_nbgrader_export(graded, tmp_path):
     assert _nbgrader_export(out, tmp_path)["alice"][0] == pytest.approx(auto["alice"][0] + 3)
 
 
-@pytest.mark.parametrize("row, message", [
+BAD_ROWS = [
     (["mallory", MANUAL, "1", ""], "unknown student 'mallory'"),
     (["alice", "test_bernoulli_mle", "1", ""], "is not a manually graded cell"),
-    (["alice", MANUAL, "4", ""], "must be a number from 0 to 3"),
-    (["alice", MANUAL, "-1", ""], "must be a number from 0 to 3"),
-    (["alice", MANUAL, "many", ""], "must be a number from 0 to 3"),
-    (["alice", MANUAL, "nan", ""], "must be a number from 0 to 3"),
-])
-def test_grade_import_rejects_bad_rows_and_writes_nothing(graded, tmp_path, row, message):
+    (["alice", MANUAL, "4", ""], "points '4' for alice must be a number from 0 to 3"),
+    (["bob", MANUAL, "-1", ""], "points '-1' for bob must be a number from 0 to 3"),
+    (["carol", MANUAL, "many", ""], "points 'many' for carol must be a number from 0 to 3"),
+    (["ghost", MANUAL, "nan", ""], "points 'nan' for ghost must be a number from 0 to 3"),
+    (["dave@uni.example", MANUAL, "1", ""], "already has 2 points in another row"),
+]
+
+
+def test_grade_import_rejects_bad_rows_and_writes_nothing(graded, tmp_path):
+    """Every bad row is named (file and line), and a file with one bad row imports nothing."""
     _, out, _ = graded
     db_before = (out / "gradebook.db").read_bytes()
     path = tmp_path / "bad.csv"
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["student_id", "grade_id", "points", "comment"])
-        w.writerow(["bob", MANUAL, "1", "a good row before the bad one"])
-        w.writerow(row)
+        w.writerow(["dave@uni.example", MANUAL, "2", "a good row before the bad ones"])
+        w.writerows(row for row, _ in BAD_ROWS)
     proc = subprocess.run([sup.MLCOURSE, "grade-import", str(out), str(path)],
                           capture_output=True, text=True, cwd=sup.ROOT)
-    assert proc.returncode == 1 and message in proc.stderr, proc.stderr
-    assert "line 3" in proc.stderr
+    assert proc.returncode == 1 and "nothing was imported" in proc.stderr
+    for line, (_, message) in enumerate(BAD_ROWS, start=3):
+        assert f"line {line}: " in proc.stderr and message in proc.stderr, (message, proc.stderr)
     assert (out / "gradebook.db").read_bytes() == db_before
 
 
