@@ -68,7 +68,8 @@ def _cmd_grade(args):
         return 1
     total = assignment.max_score
     print(f"graded {len(results)} submissions of {args.name} (max {total:g} autograded points); "
-          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/")
+          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/"
+          + (", and manual/ for the manually graded cells" if assignment.manual else ""))
     return 0
 
 
