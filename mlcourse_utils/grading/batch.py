@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import gradebook
+from . import gradebook, manual
 from .notebook import find_course_root, load_assignment
 from .protocol import clean_text
 from .report import read_results, write_csvs, write_feedback, write_results
@@ -129,6 +129,9 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
             target = out / "autograded" / student / name / assignment.notebook
             _safe_write("the gradebook copy", student,
                         functools.partial(gradebook.write_sanitized_copy, path, target), failures)
+    # The manual-grading pages and the submission times (`mlcourse grade-import`, `export`).
+    _safe_write("the manual-grading pages or submission times", "the class", functools.partial(
+        manual.write_extras, out, assignment, students, root), failures)
     _finish_gradebook(book_proc, results, assignment)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
@@ -176,6 +179,7 @@ def merge_outputs(outs, out, root=None):
     results = dict(sorted(results.items()))
     write_csvs(results, assignment, out)
     write_results(results, assignment, out)
+    manual.merge_extras(outs, out, assignment, results, root)
     _finish_gradebook(book_proc, results, assignment)
     return assignment, results
 
