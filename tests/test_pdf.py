@@ -73,12 +73,7 @@ KNOWN_RAW_TEX = {
         "in book/information.md a solution's inline math ($\\KL(p\\,\\|\\,q) = ... $) has a "
         "line starting with '+ ', which Markdown reads as a list item, so the math is torn "
         "apart and shown raw on the instructor website too",
-    ("student", "book/bayes"): "its table of estimates is printed with IPython's Markdown(); myst-nb renders "
-                  "text/markdown outputs as CommonMark (no pipe tables, no $...$), so the table "
-                  "and its math stay raw on the website and in the PDF; `nb_render_markdown_format:"
-                  " myst` in _config.yml (or a DataFrame) would fix it",
 }
-KNOWN_RAW_TEX[("instructor", "book/bayes")] = KNOWN_RAW_TEX[("student", "book/bayes")]
 
 
 def _chapter_cases():
