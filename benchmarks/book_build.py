@@ -3,7 +3,7 @@
 Usage: ``.venv/bin/python benchmarks/book_build.py [--chapter book/mle.md] [--root DIR] [--keep]``
 
 Copies the repository (without .venv, _build, .git) into a scratch folder and builds the
-student edition there three times with ``mlcourse_utils._book.build_book``:
+student edition there three times with ``mlcourse_utils.book.build.build_book``:
 
 1. cold: empty ``_build`` (fresh Sphinx environment and execution cache);
 2. no change: nothing edited (Sphinx reads nothing, executes nothing);
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mlcourse_utils._book import ROOT, build_book
+from mlcourse_utils.book.build import ROOT, build_book
 
 IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache", ".hypothesis")
 

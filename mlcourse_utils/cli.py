@@ -25,7 +25,7 @@ def _missing_extra(command):
 
 
 def _cmd_build(args):
-    from ._book import BuildError, build_book
+    from .book.build import BuildError, build_book
 
     edition = "instructor" if args.instructor else "student"
     try:
@@ -38,9 +38,9 @@ def _cmd_build(args):
 
 
 def _cmd_pdf(args):
-    from ._book import BuildError
-    from ._chromium import ChromiumError
-    from .book_pdf import PdfError, build_pdfs
+    from .book.build import BuildError
+    from .book.chromium import ChromiumError
+    from .book.pdf import PdfError, build_pdfs
 
     edition = "instructor" if args.instructor else "student"
     try:

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from test_chapter_numbers import ROOT, toc_pages
 
 LISTING = re.compile(

@@ -22,9 +22,9 @@ import sys
 import zlib
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading.lms import LatePolicy, read_config, read_roster
 from mlcourse_utils.grading.manual import render_markdown
 from mlcourse_utils.grading.notebook import load_assignment
@@ -161,7 +161,7 @@ def test_render_markdown_sanitises():
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")
 def test_manual_page_typesets_math_offline_in_chromium(graded):
-    from mlcourse_utils._chromium import Browser
+    from mlcourse_utils.book.chromium import Browser
 
     _, out, _ = graded
     with Browser(timeout=60) as browser:

@@ -21,8 +21,8 @@ from test_website import (
     build_once,
 )
 
-from mlcourse_utils._book import ROOT
-from mlcourse_utils.book_pdf import _css_string, build_pdfs, toc_docnames
+from mlcourse_utils.book.build import ROOT
+from mlcourse_utils.book.pdf import _css_string, build_pdfs, toc_docnames
 
 pytestmark = [
     pytest.mark.slow,

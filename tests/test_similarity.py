@@ -11,12 +11,12 @@ import re
 import subprocess
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from similarity_support import disguise, random_answer
 
+import assignment_support as sup
 from mlcourse_utils.grading import similarity as sim
 from mlcourse_utils.grading.fingerprints import (
     MAX_TOKENS,

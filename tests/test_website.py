@@ -42,7 +42,7 @@ import nbformat
 import pytest
 import yaml
 
-from mlcourse_utils._book import ROOT, build_book, strip_nbgrader_markers
+from mlcourse_utils.book.build import ROOT, build_book, strip_nbgrader_markers
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("website")]
 
@@ -396,7 +396,7 @@ THEME_MARKUP = """\
 
 def test_accessibility_fixes_of_the_theme_markup():
     """The post-build fix names controls by the text they show and gives the bibliography list items."""
-    from mlcourse_utils._sphinx_ext import _accessible_theme_html
+    from mlcourse_utils.book.editions import _accessible_theme_html
 
     fixed = _accessible_theme_html(THEME_MARKUP)
     assert 'aria-label="Color mode: light, dark or system settings"' in fixed

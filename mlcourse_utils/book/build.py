@@ -3,7 +3,7 @@
 Two editions are built from the same sources (``_config.yml``, ``_toc.yml``, ``book/``):
 
 * the **student** edition (default; ``make book``) into ``_build/html``: in-text solutions and
-  teaching notes are removed by the Sphinx extension :mod:`mlcourse_utils._sphinx_ext`;
+  teaching notes are removed by the Sphinx extension :mod:`mlcourse_utils.book.editions`;
 * the **instructor** edition (``mlcourse build --instructor --out DIR``) into ``DIR/html``: it
   shows them, and adds a part "Solution notebooks" with every ``solutions/NAME/NAME.ipynb``
   rendered without nbgrader's solution and hidden-test markers. Those pages are generated into
@@ -24,33 +24,20 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from ..grading.notebook import strip_nbgrader_markers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Folder (relative to the book root) for the generated solution-notebook pages.
 SOLUTION_PAGES = Path("_build") / "solution_pages"
 
-# nbgrader's delimiters (its defaults): whole lines, in code and Markdown cells.
-_MARKER = re.compile(
-    r"^[ \t]*(?:#+[ \t]*)?(?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*$"
-    r"|^[ \t]*=+[ \t]*(?:BEGIN|END) MARK SCHEME[ \t]*=+[ \t]*$"
-)
-
-
 class BuildError(RuntimeError):
     """The website build failed (the reason is in the build log above)."""
-
-
-def strip_nbgrader_markers(source):
-    """Remove nbgrader's marker lines (``### BEGIN SOLUTION`` and friends), keep the content."""
-    lines = source.splitlines(keepends=True)
-    kept = [line for line in lines if not _MARKER.match(line.rstrip("\r\n"))]
-    return "".join(kept).rstrip("\n")
 
 
 def solution_page(notebook, name):
@@ -206,7 +193,7 @@ def build_book(instructor=False, out=None, root=ROOT, quiet=False, log=None):
             overrides["exclude_patterns"] = sorted(set(patterns))
     args = {"root": str(root), "html": str(html), "toc": str(toc), "overrides": overrides, "quiet": quiet}
     proc = subprocess.run(
-        [sys.executable, "-m", "mlcourse_utils._book", json.dumps(args)],
+        [sys.executable, "-m", "mlcourse_utils.book.build", json.dumps(args)],
         cwd=root,
         stdout=log,
         stderr=None if log is None else subprocess.STDOUT,
@@ -218,7 +205,7 @@ def build_book(instructor=False, out=None, root=ROOT, quiet=False, log=None):
 
 
 KERNEL_STARTUP = """\
-# Written by mlcourse_utils._book for the kernels that execute the chapters: the same
+# Written by mlcourse_utils.book.build for the kernels that execute the chapters: the same
 # start-up speed-up as the command-line tools (see mlcourse_utils/_imports.py).
 import sys
 sys.modules.setdefault("rfc3987_syntax", None)
@@ -240,7 +227,7 @@ def _use_build_ipython_profile(folder):
 
 def _run_sphinx(args):
     """Subprocess side of :func:`build_book`: what ``jupyter-book build -W -n --keep-going`` does."""
-    from ._imports import skip_slow_optional_imports
+    from .._imports import skip_slow_optional_imports
 
     skip_slow_optional_imports()
     from jupyter_book.sphinx import build_sphinx

@@ -1,9 +1,9 @@
 """PDF lecture notes (``mlcourse pdf``): the built website printed by headless Chromium.
 
-Route. Each page of the website that :func:`mlcourse_utils._book.build_book` has just built
+Route. Each page of the website that :func:`mlcourse_utils.book.build.build_book` has just built
 (student or instructor edition, so solutions and teaching notes are already where they belong)
 is opened in Debian's Chromium, driven over the DevTools protocol on a pipe
-(:mod:`mlcourse_utils._chromium`). A script waits until MathJax (the offline copy of
+(:mod:`mlcourse_utils.book.chromium`). A script waits until MathJax (the offline copy of
 sphinx-mathjax-offline, with the ``_config.yml`` macros) has typeset every equation and every
 image and font has loaded, keeps only the chapter's article (no sidebars, header, search,
 buttons or footer) and adds a print style sheet (:data:`PRINT_CSS`: A4, page numbers, no page
@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ._book import ROOT, build_book
-from ._chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
+from .build import ROOT, build_book
+from .chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
 
 #: Page style of the printed chapters. ``{footer}`` is filled in per print (a CSS ``content``).
 PRINT_CSS = """
