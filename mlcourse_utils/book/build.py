@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..grading.notebook import strip_nbgrader_markers
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Folder (relative to the book root) for the generated solution-notebook pages.
 SOLUTION_PAGES = Path("_build") / "solution_pages"
