@@ -237,7 +237,7 @@ class _Emitter:
                         or (isinstance(s, ast.AnnAssign) and s.value is None))]
         emitted = [self.node(s, line) for s in kept]
         out, segment = [], []
-        for s, tokens in zip(kept, emitted):
+        for s, tokens in zip(kept, emitted, strict=True):
             if _is_barrier(s):
                 out += self._ordered(segment)
                 out += tokens

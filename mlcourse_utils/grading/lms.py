@@ -85,11 +85,11 @@ def submission_time(path):
         mtime = os.stat(path, follow_symlinks=False).st_mtime
     except OSError:
         return None, "none"
-    return dt.datetime.fromtimestamp(mtime, dt.timezone.utc).isoformat(), "file time"
+    return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
 
 
 def write_timestamps(out, sources):
-    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO or None, "source"}}``."""
+    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO|None, "source"}}``."""
     data = {}
     for student, path in sorted(sources.items()):
         when, source = submission_time(path)
@@ -176,14 +176,14 @@ def _number(value, where, low=0.0):
 def read_config(path=None):
     """The due dates and late rule from a TOML file (None: no due dates, no penalty)."""
     if path is None:
-        return Config(dt.timezone.utc, LatePolicy(), {})
+        return Config(dt.UTC, LatePolicy(), {})
     try:
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ValueError(f"--config {path}: cannot be read ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"--config {path}: not valid TOML ({exc})") from None
-    zone = dt.timezone.utc
+    zone = dt.UTC
     if "timezone" in raw:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -459,7 +459,8 @@ def _cells(graded, matched, roster, config, missing):
 
 
 def export(graded_dirs, fmt, roster_path, out, config_path=None, missing="blank"):
-    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an :class:`Export`."""
+    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
+    :class:`Export`."""
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if missing not in ("blank", "zero"):

@@ -180,7 +180,8 @@ def _student_answer(path, gid):
     for cell in cells:
         source = cell_source(cell)
         if cell.get("cell_type") == "markdown":
-            attachments = cell.get("attachments") if isinstance(cell.get("attachments"), dict) else {}
+            attachments = (cell.get("attachments")
+                           if isinstance(cell.get("attachments"), dict) else {})
             parts.append({"html": render_markdown(source, attachments)})
         else:
             text, images = _outputs_text(cell)
@@ -331,11 +332,13 @@ def read_filled(paths, students, manual):
                         continue
                     student = by_cell_text.get(raw_student)
                     if student is None:
-                        problems.append(f"{where}: unknown student {clean_text(raw_student, 100)!r}")
+                        problems.append(
+                            f"{where}: unknown student {clean_text(raw_student, 100)!r}")
                         continue
                     if gid not in manual:
                         problems.append(f"{where}: {clean_text(gid, 100)!r} is not a manually "
-                                        f"graded cell (expected one of {', '.join(sorted(manual))})")
+                                        "graded cell (expected one of "
+                                        f"{', '.join(sorted(manual))})")
                         continue
                     if not points_text:
                         continue  # not graded yet
@@ -387,7 +390,8 @@ def import_points(graded, paths):
             raise FilledCsvError(f"{db}: expected one notebook in {name}")
         notebook = assignment.notebooks[0]
         solution_ids = {c.name for c in notebook.solution_cells}
-        manual = {c.name: float(c.max_score) for c in notebook.grade_cells if c.name in solution_ids}
+        manual = {c.name: float(c.max_score) for c in notebook.grade_cells
+                  if c.name in solution_ids}
         students = [s.id for s in gb.students]
         rows = read_filled(paths, students, manual)
         for (student, gid), (points, comment) in sorted(rows.items()):
