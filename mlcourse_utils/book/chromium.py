@@ -166,7 +166,8 @@ class Browser:
             reply = self._receive(deadline)
             if reply.get("id") == self._next_id:
                 if "error" in reply:
-                    raise ChromiumError(f"{method}: {reply['error'].get('message', reply['error'])}")
+                    raise ChromiumError(
+                        f"{method}: {reply['error'].get('message', reply['error'])}")
                 return reply.get("result", {})
             if "method" in reply:
                 self._events.append(reply)
@@ -176,7 +177,8 @@ class Browser:
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             for i, event in enumerate(self._events):
-                if event["method"] == method and (session is None or event.get("sessionId") == session):
+                if event["method"] == method and (session is None
+                                                  or event.get("sessionId") == session):
                     del self._events[i]
                     return event.get("params", {})
             self._events.append(self._receive(deadline))
@@ -197,7 +199,8 @@ class Browser:
         the emulated CSS media type.
         """
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        session = self.call("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, target, session)
         self.call("Page.enable", session=session)
         self.call("Network.enable", session=session)

@@ -39,7 +39,8 @@ def _is_instructor_only(node):
 
     if isinstance(node, (solution_node, solution_start_node, solution_end_node)):
         return True
-    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(node.get("classes", ()))
+    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(
+        node.get("classes", ()))
 
 
 class RemoveInstructorContent(SphinxTransform):
@@ -60,7 +61,8 @@ class RemoveInstructorContent(SphinxTransform):
 
 def _config_inited(app, config):
     if config.mlcourse_edition not in EDITIONS:
-        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, got {config.mlcourse_edition!r}")
+        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, "
+                         f"got {config.mlcourse_edition!r}")
     # Solutions are removed by RemoveInstructorContent (see the module docstring).
     config.hide_solutions = False
     app.tags.add(config.mlcourse_edition)
@@ -94,8 +96,10 @@ def _drop_unused_thebe(app, pagename, templatename, context, doctree):
 
 
 _ICON = re.compile(r'<i class="([^"]*\bfa-[^"]*)"(?![^>]*aria-hidden)')
-_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
-_THEME_SWITCH = re.compile(r'(<button class="[^"]*\btheme-switch-button\b[^"]*"[^>]*?) aria-label="Color mode"')
+_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?)'
+                           r' aria-label="Search"')
+_THEME_SWITCH = re.compile(r'(<button class="[^"]*\btheme-switch-button\b[^"]*"[^>]*?)'
+                           r' aria-label="Color mode"')
 _TOGGLE_SUMMARY = re.compile(r'<summary aria-label="Toggle hidden content">')
 _CITATION = re.compile(r'(<div class="citation"[^>]*?) role="doc-biblioentry"')
 

@@ -191,7 +191,8 @@ def toc_docnames(toc_path):
 
 def _css_string(text):
     """``text`` as a CSS string literal."""
-    escaped = "".join(ch if ch.isalnum() or ch in " .,:;-_()/" else f"\\{ord(ch):x} " for ch in text)
+    escaped = "".join(ch if ch.isalnum() or ch in " .,:;-_()/" else f"\\{ord(ch):x} "
+                      for ch in text)
     return f'"{escaped}"'
 
 
@@ -221,7 +222,8 @@ def _titled_outline(items, headings):
     text or drop its math) when both list the same headings."""
     if len(items) != len(headings):
         return items
-    return [(level, h["title"] or title, page) for (level, title, page), h in zip(items, headings)]
+    return [(level, h["title"] or title, page)
+            for (level, title, page), h in zip(items, headings, strict=True)]
 
 
 def _add_outline(writer, items, offset=0, top=None, skip_title=False):
@@ -332,7 +334,7 @@ def _link_targets(chapters, starts):
         outline = chapter["info"]["headings"]
         pages = [p for _, _, p in chapter["outline"]]
         if len(outline) == len(pages):  # Chromium's outline has one item per heading
-            for heading, page in zip(outline, pages):
+            for heading, page in zip(outline, pages, strict=True):
                 if heading["id"]:
                     targets.setdefault((url, heading["id"]), starts[docname] + page)
     return targets
@@ -402,7 +404,7 @@ def _toc_entries(toc_path, docnames, chapters, starts):
         outline = chapter["outline"]
         if len(headings) != len(outline):
             continue
-        for heading, (level, title, page) in zip(headings, outline):
+        for heading, (level, title, page) in zip(headings, outline, strict=True):
             if level == 2:
                 href = chapter["url"] + ("#" + heading["id"] if heading["id"] else "")
                 rows.append(("section", 2, title, href, starts[docname] + page))
@@ -469,7 +471,8 @@ def build_pdfs(instructor=False, out=None, root=ROOT, html_dir=None, log=None, t
             pdf = print_with(_print_css(f"{prefix} counter(page) ' / ' counter(pages)"))
             reader = PdfReader(io.BytesIO(pdf))
             chapters[docname] = {"url": urls[docname], "info": info, "title": title, "pdf": pdf,
-                                 "pages": len(reader.pages), "outline": _titled_outline(_outline(reader), info["headings"]),
+                                 "pages": len(reader.pages),
+                                 "outline": _titled_outline(_outline(reader), info["headings"]),
                                  "print_with": print_with, "prefix": prefix}
             if progress:
                 progress(f"printed {docname}: {len(reader.pages)} pages")
