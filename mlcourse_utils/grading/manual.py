@@ -33,9 +33,11 @@ import re
 import shutil
 import sys
 import warnings
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from .notebook import cell_source, grade_id, is_manual_cell, read_notebook_cells
+from .notebook import Assignment, cell_source, grade_id, is_manual_cell, read_notebook_cells
 from .protocol import clean_text
 from .report import csv_text
 from .submissions import Refused, read_submitted_file
@@ -100,7 +102,7 @@ def _markdown():
     return md
 
 
-def render_markdown(text, attachments=None):
+def render_markdown(text: str, attachments: Mapping[str, Any] | None = None) -> str:
     """Untrusted Markdown as safe HTML: no raw HTML, no remote images, sanitised by bleach.
 
     ``attachments`` (a notebook cell's) supply images referenced as ``attachment:NAME``.
@@ -147,7 +149,7 @@ def _outputs_text(cell):
     return clean_text(text, 20_000), images[:10]
 
 
-def rubric(cell):
+def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
     """``(kind, source)`` of the instructor's cell: the mark scheme if marked, else the answer."""
     source = cell_source(cell)
     schemes = MARK_SCHEME.findall(source)
@@ -221,7 +223,9 @@ def _template():
     return env.get_template("manual.html")
 
 
-def write_bundle(out, assignment, sources, root):
+def write_bundle(out: Path | str, assignment: Assignment,
+                 sources: Mapping[str, Path | str | Refused | None],
+                 root: Path | str) -> list[Path]:
     """Write ``out/manual/<grade_id>.html`` and ``.csv`` for each manually graded cell.
 
     ``sources`` maps every student to their notebook (a path read as hostile data), None or a
@@ -267,7 +271,8 @@ def write_bundle(out, assignment, sources, root):
     return written
 
 
-def write_extras(out, assignment, sources, root):
+def write_extras(out: Path | str, assignment: Assignment,
+                 sources: Mapping[str, Path | str | Refused | None], root: Path | str) -> None:
     """What `mlcourse grade` writes for the people after it: the manual-grading pages
     (:func:`write_bundle`) and the submission times for the late policy
     (:func:`mlcourse_utils.grading.lms.write_timestamps`)."""
@@ -277,7 +282,8 @@ def write_extras(out, assignment, sources, root):
     write_bundle(out, assignment, sources, root)
 
 
-def merge_extras(outs, out, assignment, results, root):
+def merge_extras(outs: Iterable[Path | str], out: Path | str, assignment: Assignment,
+                 results: Iterable[str], root: Path | str) -> None:
     """:func:`write_extras` for ``mlcourse grade-merge``: the shards' times, and the pages from
     the sanitised notebook copies under ``out/autograded``."""
     from .lms import merge_timestamps
@@ -305,7 +311,8 @@ def _parse_points(text):
     return value if math.isfinite(value) else None
 
 
-def read_filled(paths, students, manual):
+def read_filled(paths: Iterable[Path | str], students: Collection[str],
+                manual: Mapping[str, float]) -> dict[tuple[str, str], tuple[float, str]]:
     """Rows of filled CSVs as ``{(student, grade_id): (points, comment)}``; blank points skipped.
 
     ``students``: the graded ids; ``manual``: ``{grade_id: max points}``. Raises
@@ -362,7 +369,7 @@ def read_filled(paths, students, manual):
     return rows
 
 
-def import_points(graded, paths):
+def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, int]:
     """Load filled CSVs into ``graded/gradebook.db``; return ``{grade_id: rows imported}``.
 
     Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
