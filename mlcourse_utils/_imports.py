@@ -7,9 +7,11 @@ validate the IRI formats it provides, and jsonschema works without it (it guards
 with ``except ImportError``), so our own processes skip it.
 """
 
+from __future__ import annotations
+
 import sys
 
 
-def skip_slow_optional_imports():
+def skip_slow_optional_imports() -> None:
     """Make ``import rfc3987_syntax`` fail fast in this process (call before importing nbformat)."""
     sys.modules.setdefault("rfc3987_syntax", None)

@@ -27,9 +27,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from ..grading.notebook import strip_nbgrader_markers
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +45,7 @@ class BuildError(RuntimeError):
     """The website build failed (the reason is in the build log above)."""
 
 
-def solution_page(notebook, name):
+def solution_page(notebook: NotebookNode, name: str) -> NotebookNode:
     """An nbgrader source notebook as a book page: markers removed, outputs cleared, titled.
 
     ``notebook`` is an ``nbformat.NotebookNode``; a new one is returned.
@@ -79,7 +84,7 @@ def _write_if_changed(path, text):
         path.write_text(text, encoding="utf-8")
 
 
-def write_solution_pages(root=ROOT):
+def write_solution_pages(root: Path | str = ROOT) -> list[str]:
     """Generate ``_build/solution_pages/NAME/NAME.ipynb`` for each solution notebook.
 
     Returns the docnames (paths relative to ``root`` without suffix) of the pages, index first,
@@ -121,7 +126,7 @@ def write_solution_pages(root=ROOT):
     return docnames
 
 
-def instructor_toc(toc, docnames):
+def instructor_toc(toc: dict[str, Any], docnames: Sequence[str]) -> dict[str, Any]:
     """The table of contents ``toc`` (a dict from ``_toc.yml``) plus the solution pages."""
     if not docnames:
         return toc
@@ -153,7 +158,8 @@ def _exclude_patterns(root, keep):
     return patterns
 
 
-def build_book(instructor=False, out=None, root=ROOT, quiet=False, log=None):
+def build_book(instructor: bool = False, out: Path | str | None = None, root: Path | str = ROOT,
+               quiet: bool = False, log: IO[Any] | None = None) -> Path:
     """Build the student (default) or instructor edition; return the HTML folder.
 
     The HTML goes to ``out/html``; ``out`` defaults to ``ROOT/_build`` for the student edition

@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 EDITIONS = ("student", "instructor")
 #: Elements with one of these classes are instructor-only.
@@ -50,7 +54,7 @@ class RemoveInstructorContent(SphinxTransform):
     # solution (including its code cells) into one solution node.
     default_priority = 50
 
-    def apply(self, **kwargs):
+    def apply(self, **kwargs: Any) -> None:
         if self.config.mlcourse_edition != "student":
             return
         doomed = [n for n in self.document.findall(nodes.Element) if _is_instructor_only(n)]
@@ -138,7 +142,7 @@ def _fix_theme_accessibility(app, exception):
             page.write_text(fixed, encoding="utf-8")
 
 
-def setup(app):
+def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_exercise")
     app.add_config_value("mlcourse_edition", "student", "env", types=[str])
     app.connect("config-inited", _config_inited)

@@ -31,7 +31,9 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
 from .build import ROOT, build_book
@@ -157,8 +159,8 @@ class Chapter:
     title: str
     pdf: bytes
     pages: int
-    headings: list    # [{"level", "title", "id"}] in document order
-    outline: list     # [(level, title, page index)] from the PDF's outline
+    headings: list[dict[str, Any]]       # [{"level", "title", "id"}] in document order
+    outline: list[tuple[int, str, int]]  # [(level, title, page index)] from the PDF's outline
 
 
 @dataclasses.dataclass
@@ -166,12 +168,12 @@ class PdfResult:
     """What :func:`build_pdfs` made."""
 
     book: Path
-    chapters: dict     # docname -> Path
-    pages: dict        # docname -> page count; "book" -> the book's
+    chapters: dict[str, Path]  # docname -> Path
+    pages: dict[str, int]      # docname -> page count; "book" -> the book's
     seconds: float
 
 
-def toc_docnames(toc_path):
+def toc_docnames(toc_path: Path | str) -> list[str]:
     """Docnames of a Jupyter Book table of contents, root first, in reading order."""
     import yaml
 
@@ -423,8 +425,10 @@ def _out_name(docname):
     return Path(docname).name
 
 
-def build_pdfs(instructor=False, out=None, root=ROOT, html_dir=None, log=None, timeout=120.0,
-               progress=None):
+def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Path | str = ROOT,
+               html_dir: Path | str | None = None, log: IO[Any] | None = None,
+               timeout: float = 120.0,
+               progress: Callable[[str], object] | None = None) -> PdfResult:
     """Write one PDF per page of the book and ``book.pdf``; return a :class:`PdfResult`.
 
     The website edition is built first with :func:`build_book` (cached: an unchanged book is
