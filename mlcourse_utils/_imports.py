@@ -1,4 +1,4 @@
-"""Start-up time of the command-line tools.
+"""Faster start-up of the command-line tools: a slow optional import is skipped.
 
 jsonschema (imported by nbformat, nbgrader and Jupyter Book) imports the optional package
 ``rfc3987_syntax`` when it is installed, and that import compiles 39 lark grammars: about 3 s

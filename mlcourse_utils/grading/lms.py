@@ -1,5 +1,4 @@
-"""Grades for a learning management system: submission times, the late policy, Canvas and
-Moodle CSV files (``mlcourse export``).
+"""Grades for a learning management system (``mlcourse export``): late policy, Canvas/Moodle CSV.
 
 ``mlcourse grade`` records when each student submitted (:func:`write_timestamps`, into
 ``OUT/timestamps.json``): nbgrader's ``timestamp.txt`` beside the notebook when there is one,

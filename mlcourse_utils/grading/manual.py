@@ -1,5 +1,4 @@
-"""Manual grading: one page per manually graded cell with every student's answer, and the
-teaching assistant's points read back into nbgrader's gradebook.
+"""Manual grading: a page of every student's answer per cell, the points read back (grade-import).
 
 ``mlcourse grade`` calls :func:`write_bundle`, which writes into ``OUT/manual/``:
 
