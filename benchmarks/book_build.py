@@ -26,7 +26,8 @@ from pathlib import Path
 
 from mlcourse_utils.book.build import ROOT, build_book
 
-IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache", ".hypothesis")
+IGNORE = shutil.ignore_patterns(".venv", "_build", ".git", "__pycache__", ".pytest_cache",
+                                ".hypothesis")
 
 
 def timed_build(root, log_path):
@@ -43,9 +44,12 @@ def timed_build(root, log_path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chapter", default="book/mle.md", help="chapter to edit (default book/mle.md)")
-    parser.add_argument("--root", type=Path, default=ROOT, help="repository to copy (default: this one)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch copy and print its path")
+    parser.add_argument("--chapter", default="book/mle.md",
+                        help="chapter to edit (default book/mle.md)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="repository to copy (default: this one)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scratch copy and print its path")
     args = parser.parse_args(argv)
 
     scratch = Path(tempfile.mkdtemp(prefix="book-bench-"))

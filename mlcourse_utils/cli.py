@@ -7,6 +7,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 
 #: What each command needs beyond the base install, and the extra that provides it.
 _EXTRAS = {"build": ("book", "jupyter_book"), "pdf": ("book", "pypdf"),
@@ -183,7 +184,7 @@ def _cmd_check(args):
     return 0 if not count["failed"] else 1
 
 
-def make_parser():
+def make_parser() -> argparse.ArgumentParser:
     from .grading.session import DEFAULT_BUDGET_FACTOR
     parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -287,7 +288,7 @@ def make_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     from ._imports import skip_slow_optional_imports
 
     skip_slow_optional_imports()

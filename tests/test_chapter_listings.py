@@ -66,8 +66,8 @@ def test_listing_lines_skip_exactly_the_docstring(docname, path, name, lines):
     assert match, f"{docname}: listing of {name} uses :lines: {lines}; expected the form 1,K-"
     expected = first_body_line(path, name)
     assert int(match.group(1)) == expected, (
-        f"{docname}: the listing of {name} starts at line {match.group(1)} of the function, but its "
-        f"body starts at line {expected} (after the docstring): write :lines: 1,{expected}-")
+        f"{docname}: the listing of {name} starts at line {match.group(1)} of the function, but "
+        f"its body starts at line {expected} (after the docstring): write :lines: 1,{expected}-")
 
 
 SAMPLE = '''\

@@ -142,26 +142,30 @@ PAGES = toc_pages()
 
 @pytest.mark.parametrize("docname", PAGES)
 def test_prose_numbers_are_glued(docname):
-    """No decimal number in the page's prose is typed by hand (glue it, or list a lecture constant)."""
+    """No decimal number in a page's prose is typed by hand (glue it or list a lecture constant)."""
     allowed = _constants().get(docname, {})
     found = unglued_decimals(_source(docname), allowed)
     assert not found, (
         f"{docname}: decimal numbers typed in the prose; glue them from the executed cell "
         "({glue:text}`name:.3f`) or, for a constant the lecture states, list them in "
-        "tests/lecture_constants.yml:\n" + "\n".join(f"  {value!r} in: {line}" for value, line in found)
+        "tests/lecture_constants.yml:\n"
+        + "\n".join(f"  {value!r} in: {line}" for value, line in found)
     )
 
 
 def test_lecture_constants_are_used_and_explained():
-    """Every allowed constant names a page of the book, occurs in its prose and says why it may be typed."""
+    """Every allowed constant names a book page, occurs in its prose and says why it is typed."""
     for docname, values in _constants().items():
-        assert docname in PAGES, f"tests/lecture_constants.yml lists {docname}, which is not in _toc.yml"
+        assert docname in PAGES, \
+            f"tests/lecture_constants.yml lists {docname}, which is not in _toc.yml"
         text = prose(_source(docname))
         for value, reason in values.items():
             assert DECIMAL.fullmatch(str(value)), f"{docname}: {value!r} is not a decimal number"
-            assert reason and len(str(reason).split()) >= 3, f"{docname}: say why {value} may be typed"
+            assert reason and len(str(reason).split()) >= 3, \
+                f"{docname}: say why {value} may be typed"
             assert re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w.]*\d)", text), (
-                f"{docname}: the constant {value} is no longer in the prose; remove it from the list")
+                f"{docname}: the constant {value} is no longer in the prose; "
+                "remove it from the list")
 
 
 SAMPLE = """\

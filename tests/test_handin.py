@@ -42,8 +42,10 @@ def _png(width=3, height=2):
         return (len(data).to_bytes(4, "big") + kind + data
                 + zlib.crc32(kind + data).to_bytes(4, "big"))
     rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", width.to_bytes(4, "big") + height.to_bytes(4, "big")
-            + b"\x08\x02\x00\x00\x00") + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", width.to_bytes(4, "big") + height.to_bytes(4, "big")
+                    + b"\x08\x02\x00\x00\x00")
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 PNG = base64.b64encode(_png()).decode()
@@ -101,8 +103,8 @@ def graded(tmp_path_factory):
     submit("alice", HOSTILE_ANSWER, "2026-03-02 23:05:00+01:00",
            attachments={"plot.png": {"image/png": PNG}, "evil.svg": {"image/png": SVG}})
     submit("bob", "YOUR ANSWER HERE", "2026-03-04 10:00:00+01:00", nested=True)  # 2 days late
-    submit("carol", "N_H / N, by the derivative.", None,                        # file time, extended
-           mtime=dt.datetime(2026, 3, 9, 12, 0, tzinfo=dt.timezone.utc))
+    submit("carol", "N_H / N, by the derivative.", None,                       # file time, extended
+           mtime=dt.datetime(2026, 3, 9, 12, 0, tzinfo=dt.UTC))
     submit("=cmd|calc", "Setting $\\ell'(\\theta) = 0$ gives $N_H/N$.",
            "2026-03-03 00:30:00")  # naive: Berlin time, 31 minutes late, 10 minutes' grace
     submit("dave@uni.example", "theta = N_H / N", "2026-03-01 12:00:00+00:00")
@@ -123,7 +125,8 @@ def test_manual_page_shows_every_answer_and_the_rubric(graded):
     _, out, assignment = graded
     assert MANUAL in [gid for gid, _ in assignment.manual]
     for gid, _ in assignment.manual:
-        assert (out / "manual" / f"{gid}.html").is_file() and (out / "manual" / f"{gid}.csv").is_file()
+        assert ((out / "manual" / f"{gid}.html").is_file()
+                and (out / "manual" / f"{gid}.csv").is_file())
     page = (out / "manual" / f"{MANUAL}.html").read_text(encoding="utf-8")
     students = json.loads((out / "results.json").read_text())["students"]
     for student in students:
@@ -137,7 +140,8 @@ def test_manual_page_shows_every_answer_and_the_rubric(graded):
     assert "ANSWER-MARKER" in page and "unchanged from the release" in page
     assert "nothing was submitted" in page
     # Math is left for the local MathJax (with the book's macros) to typeset.
-    assert "\\(\\ell(\\btheta) = N_H \\log\\theta" in page and "\\[\\hat\\theta = \\frac{N_H}{N}\\]" in page
+    assert ("\\(\\ell(\\btheta) = N_H \\log\\theta" in page
+            and "\\[\\hat\\theta = \\frac{N_H}{N}\\]" in page)
     assert (out / "manual" / "mathjax" / "tex-svg-full.js").is_file()
     assert '"btheta"' in page
 
@@ -201,8 +205,9 @@ def _nbgrader_export(out, tmp_path):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     target = tmp_path / "nbgrader-grades.csv"
     proc = subprocess.run([str(Path(sys.executable).with_name("nbgrader")), "export",
-                           f"--CourseDirectory.root={out}", f"--db=sqlite:///{out / 'gradebook.db'}",
-                           f"--to={target}"], capture_output=True, text=True, cwd=tmp_path, env=env)
+                           f"--CourseDirectory.root={out}",
+                           f"--db=sqlite:///{out / 'gradebook.db'}", f"--to={target}"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(target) as fh:
         return {r["student_id"]: (float(r["score"]), float(r["max_score"]))
@@ -237,10 +242,14 @@ def test_filled_csv_round_trips_into_nbgrader_export(graded, tmp_path):
 BAD_ROWS = [
     (["mallory", MANUAL, "1", ""], "unknown student 'mallory'"),
     (["alice", "test_bernoulli_mle", "1", ""], "is not a manually graded cell"),
-    (["alice", MANUAL, "4", ""], f"points '4' for alice must be a number from 0 to {MANUAL_POINTS:g}"),
-    (["bob", MANUAL, "-1", ""], f"points '-1' for bob must be a number from 0 to {MANUAL_POINTS:g}"),
-    (["carol", MANUAL, "many", ""], f"points 'many' for carol must be a number from 0 to {MANUAL_POINTS:g}"),
-    (["ghost", MANUAL, "nan", ""], f"points 'nan' for ghost must be a number from 0 to {MANUAL_POINTS:g}"),
+    (["alice", MANUAL, "4", ""],
+     f"points '4' for alice must be a number from 0 to {MANUAL_POINTS:g}"),
+    (["bob", MANUAL, "-1", ""],
+     f"points '-1' for bob must be a number from 0 to {MANUAL_POINTS:g}"),
+    (["carol", MANUAL, "many", ""],
+     f"points 'many' for carol must be a number from 0 to {MANUAL_POINTS:g}"),
+    (["ghost", MANUAL, "nan", ""],
+     f"points 'nan' for ghost must be a number from 0 to {MANUAL_POINTS:g}"),
     (["dave@uni.example", MANUAL, "1", ""], "already has 2 points in another row"),
 ]
 
@@ -272,12 +281,12 @@ def test_submission_times_are_recorded(graded):
     assert times["bob"]["source"] == "timestamp.txt"  # nbgrader's layout: in the assignment folder
     assert times["carol"]["source"] == "file time"
     assert dt.datetime.fromisoformat(times["carol"]["time"]) == \
-        dt.datetime(2026, 3, 9, 12, 0, tzinfo=dt.timezone.utc)
+        dt.datetime(2026, 3, 9, 12, 0, tzinfo=dt.UTC)
     assert times["nothing"] == {"submitted": False, "time": None, "source": "none"}
 
 
 def test_late_policy_by_hand():
-    due = dt.datetime(2026, 3, 2, 23, 59, tzinfo=dt.timezone.utc)
+    due = dt.datetime(2026, 3, 2, 23, 59, tzinfo=dt.UTC)
     rule = LatePolicy(10, 30, dt.timedelta(minutes=10))
     assert rule.percent(due + dt.timedelta(minutes=10), due) == (0, 0)
     assert rule.percent(due + dt.timedelta(minutes=11), due) == (10, 1)

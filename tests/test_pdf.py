@@ -125,12 +125,12 @@ def test_book_has_a_contents_page_and_a_bookmark_per_chapter(pdfs):
     expected = [front + sum(chapter_pages[:k]) for k in range(len(CHAPTERS))]
     assert starts == expected, "chapter bookmarks do not point at the chapters' first pages"
     contents = "\n".join(reader.pages[i].extract_text() for i in range(front))
-    for docname, start in zip(CHAPTERS, expected):
+    for docname, start in zip(CHAPTERS, expected, strict=True):
         # "Title ..... 17": the contents page gives each chapter's first page number.
         assert re.search(re.escape(_title(docname)) + r"[\s.]*" + str(start + 1) + r"\b",
                          contents), f"contents: no page number {start + 1} for {docname}"
     # The printed page numbers run through the book: each chapter's first page shows its number.
-    for docname, start in zip(CHAPTERS, expected):
+    for docname, start in zip(CHAPTERS, expected, strict=True):
         assert re.search(rf"·\s*{start + 1}(?!\d)", reader.pages[start].extract_text()), \
             f"page {start + 1} ({docname}) does not show its number"
     # Sections are bookmarked below their chapter.

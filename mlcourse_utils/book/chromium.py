@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from typing import Any, Self
 
 FLAGS = [
     "--headless",
@@ -45,7 +46,7 @@ class ChromiumError(RuntimeError):
     """Chromium is missing, died, timed out or answered with an error."""
 
 
-def find_chromium():
+def find_chromium() -> str | None:
     """The path of Chromium (Debian's ``chromium``), or None."""
     for name in ("chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(name)
@@ -62,7 +63,7 @@ class Browser:
     ...     pdf_bytes = page.print_pdf()
     """
 
-    def __init__(self, executable=None, timeout=120.0):
+    def __init__(self, executable: str | None = None, timeout: float = 120.0) -> None:
         self.executable = executable or find_chromium()
         if self.executable is None:
             raise ChromiumError("Chromium is not installed (Debian: apt-get install -y chromium)")
@@ -74,7 +75,7 @@ class Browser:
 
     # ------------------------------------------------------------------ process
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._profile = tempfile.TemporaryDirectory(prefix="mlcourse-chromium-")
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
@@ -95,10 +96,10 @@ class Browser:
         os.close(from_child_w)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         if self._proc is None:
             return
         try:
@@ -154,7 +155,8 @@ class Browser:
         message, _, self._buffer = self._buffer.partition(b"\0")
         return json.loads(message)
 
-    def call(self, method, params=None, session=None, timeout=None):
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
+             timeout: float | None = None) -> dict[str, Any]:
         """Send one command and return its result (events that arrive meanwhile are kept)."""
         self._next_id += 1
         message = {"id": self._next_id, "method": method, "params": params or {}}
@@ -166,22 +168,25 @@ class Browser:
             reply = self._receive(deadline)
             if reply.get("id") == self._next_id:
                 if "error" in reply:
-                    raise ChromiumError(f"{method}: {reply['error'].get('message', reply['error'])}")
+                    raise ChromiumError(
+                        f"{method}: {reply['error'].get('message', reply['error'])}")
                 return reply.get("result", {})
             if "method" in reply:
                 self._events.append(reply)
 
-    def wait_event(self, method, session=None, timeout=None):
+    def wait_event(self, method: str, session: str | None = None,
+                   timeout: float | None = None) -> dict[str, Any]:
         """Wait for the event ``method`` (of ``session``); returns its parameters."""
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             for i, event in enumerate(self._events):
-                if event["method"] == method and (session is None or event.get("sessionId") == session):
+                if event["method"] == method and (session is None
+                                                  or event.get("sessionId") == session):
                     del self._events[i]
                     return event.get("params", {})
             self._events.append(self._receive(deadline))
 
-    def events(self, method, session=None):
+    def events(self, method: str, session: str | None = None) -> list[dict[str, Any]]:
         """Take every kept event ``method`` (of ``session``)."""
         taken = [e for e in self._events
                  if e["method"] == method and (session is None or e.get("sessionId") == session)]
@@ -190,14 +195,16 @@ class Browser:
 
     # ------------------------------------------------------------------ pages
 
-    def open(self, url, width=1000, height=1400, media=None):
+    def open(self, url: str, width: int = 1000, height: int = 1400,
+             media: str | None = None) -> Page:
         """Open ``url`` in a new tab (network blocked) and wait until it has loaded.
 
         ``width`` and ``height`` are the viewport's CSS pixels; ``media`` (e.g. ``"print"``)
         the emulated CSS media type.
         """
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        session = self.call("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, target, session)
         self.call("Page.enable", session=session)
         self.call("Network.enable", session=session)
@@ -215,12 +222,12 @@ class Browser:
 class Page:
     """One tab of a :class:`Browser`."""
 
-    def __init__(self, browser, target, session):
+    def __init__(self, browser: Browser, target: str, session: str) -> None:
         self.browser = browser
         self.target = target
         self.session = session
 
-    def evaluate(self, expression, timeout=None):
+    def evaluate(self, expression: str, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression (awaiting a promise); return its value as JSON data."""
         result = self.browser.call(
             "Runtime.evaluate",
@@ -232,18 +239,18 @@ class Page:
             raise ChromiumError(f"script failed in the page: {text}")
         return result.get("result", {}).get("value")
 
-    def remote_requests(self):
+    def remote_requests(self) -> list[str]:
         """URLs other than ``file:``/``data:``/``about:`` the page asked for (all were blocked)."""
         urls = [e.get("request", {}).get("url", "")
                 for e in self.browser.events("Network.requestWillBeSent", self.session)]
         return [u for u in urls if not u.startswith(("file:", "data:", "about:", "blob:"))]
 
-    def print_pdf(self, **options):
+    def print_pdf(self, **options: Any) -> bytes:
         """``Page.printToPDF`` with ``options``; returns the PDF's bytes."""
         params = {"printBackground": True, "preferCSSPageSize": True, **options}
         result = self.browser.call("Page.printToPDF", params, session=self.session,
                                    timeout=max(self.browser.timeout, 300))
         return base64.b64decode(result["data"])
 
-    def close(self):
+    def close(self) -> None:
         self.browser.call("Target.closeTarget", {"targetId": self.target})

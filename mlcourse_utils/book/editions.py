@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 EDITIONS = ("student", "instructor")
 #: Elements with one of these classes are instructor-only.
@@ -39,7 +43,8 @@ def _is_instructor_only(node):
 
     if isinstance(node, (solution_node, solution_start_node, solution_end_node)):
         return True
-    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(node.get("classes", ()))
+    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(
+        node.get("classes", ()))
 
 
 class RemoveInstructorContent(SphinxTransform):
@@ -49,7 +54,7 @@ class RemoveInstructorContent(SphinxTransform):
     # solution (including its code cells) into one solution node.
     default_priority = 50
 
-    def apply(self, **kwargs):
+    def apply(self, **kwargs: Any) -> None:
         if self.config.mlcourse_edition != "student":
             return
         doomed = [n for n in self.document.findall(nodes.Element) if _is_instructor_only(n)]
@@ -60,7 +65,8 @@ class RemoveInstructorContent(SphinxTransform):
 
 def _config_inited(app, config):
     if config.mlcourse_edition not in EDITIONS:
-        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, got {config.mlcourse_edition!r}")
+        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, "
+                         f"got {config.mlcourse_edition!r}")
     # Solutions are removed by RemoveInstructorContent (see the module docstring).
     config.hide_solutions = False
     app.tags.add(config.mlcourse_edition)
@@ -94,8 +100,10 @@ def _drop_unused_thebe(app, pagename, templatename, context, doctree):
 
 
 _ICON = re.compile(r'<i class="([^"]*\bfa-[^"]*)"(?![^>]*aria-hidden)')
-_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
-_THEME_SWITCH = re.compile(r'(<button class="[^"]*\btheme-switch-button\b[^"]*"[^>]*?) aria-label="Color mode"')
+_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?)'
+                           r' aria-label="Search"')
+_THEME_SWITCH = re.compile(r'(<button class="[^"]*\btheme-switch-button\b[^"]*"[^>]*?)'
+                           r' aria-label="Color mode"')
 _TOGGLE_SUMMARY = re.compile(r'<summary aria-label="Toggle hidden content">')
 _CITATION = re.compile(r'(<div class="citation"[^>]*?) role="doc-biblioentry"')
 
@@ -134,7 +142,7 @@ def _fix_theme_accessibility(app, exception):
             page.write_text(fixed, encoding="utf-8")
 
 
-def setup(app):
+def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_exercise")
     app.add_config_value("mlcourse_edition", "student", "env", types=[str])
     app.connect("config-inited", _config_inited)

@@ -20,9 +20,15 @@ import concurrent.futures
 import multiprocessing
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sphinx.util import logging
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +71,7 @@ def _stale_notebooks(app, env, docnames):
     return cache, stale
 
 
-def execute_in_parallel(app, env, docnames):
+def execute_in_parallel(app: Sphinx, env: BuildEnvironment, docnames: Iterable[str]) -> None:
     """``env-before-read-docs``: fill the execution cache for the documents about to be read."""
     config = env.mystnb_config
     if config.execution_mode != "cache" or config.execution_in_temp:
@@ -99,7 +105,7 @@ def execute_in_parallel(app, env, docnames):
             logger.info(f"{docname}: executed in {seconds:.1f} s")
 
 
-def setup(app):
+def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("mlcourse_nb_execution_jobs", 0, "")
     # After MyST-NB has built its configuration (builder-inited), before any document is read.
     app.connect("env-before-read-docs", execute_in_parallel)

@@ -31,7 +31,9 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
 from .build import ROOT, build_book
@@ -157,8 +159,8 @@ class Chapter:
     title: str
     pdf: bytes
     pages: int
-    headings: list    # [{"level", "title", "id"}] in document order
-    outline: list     # [(level, title, page index)] from the PDF's outline
+    headings: list[dict[str, Any]]       # [{"level", "title", "id"}] in document order
+    outline: list[tuple[int, str, int]]  # [(level, title, page index)] from the PDF's outline
 
 
 @dataclasses.dataclass
@@ -166,12 +168,12 @@ class PdfResult:
     """What :func:`build_pdfs` made."""
 
     book: Path
-    chapters: dict     # docname -> Path
-    pages: dict        # docname -> page count; "book" -> the book's
+    chapters: dict[str, Path]  # docname -> Path
+    pages: dict[str, int]      # docname -> page count; "book" -> the book's
     seconds: float
 
 
-def toc_docnames(toc_path):
+def toc_docnames(toc_path: Path | str) -> list[str]:
     """Docnames of a Jupyter Book table of contents, root first, in reading order."""
     import yaml
 
@@ -191,7 +193,8 @@ def toc_docnames(toc_path):
 
 def _css_string(text):
     """``text`` as a CSS string literal."""
-    escaped = "".join(ch if ch.isalnum() or ch in " .,:;-_()/" else f"\\{ord(ch):x} " for ch in text)
+    escaped = "".join(ch if ch.isalnum() or ch in " .,:;-_()/" else f"\\{ord(ch):x} "
+                      for ch in text)
     return f'"{escaped}"'
 
 
@@ -221,7 +224,8 @@ def _titled_outline(items, headings):
     text or drop its math) when both list the same headings."""
     if len(items) != len(headings):
         return items
-    return [(level, h["title"] or title, page) for (level, title, page), h in zip(items, headings)]
+    return [(level, h["title"] or title, page)
+            for (level, title, page), h in zip(items, headings, strict=True)]
 
 
 def _add_outline(writer, items, offset=0, top=None, skip_title=False):
@@ -332,7 +336,7 @@ def _link_targets(chapters, starts):
         outline = chapter["info"]["headings"]
         pages = [p for _, _, p in chapter["outline"]]
         if len(outline) == len(pages):  # Chromium's outline has one item per heading
-            for heading, page in zip(outline, pages):
+            for heading, page in zip(outline, pages, strict=True):
                 if heading["id"]:
                     targets.setdefault((url, heading["id"]), starts[docname] + page)
     return targets
@@ -402,7 +406,7 @@ def _toc_entries(toc_path, docnames, chapters, starts):
         outline = chapter["outline"]
         if len(headings) != len(outline):
             continue
-        for heading, (level, title, page) in zip(headings, outline):
+        for heading, (level, title, page) in zip(headings, outline, strict=True):
             if level == 2:
                 href = chapter["url"] + ("#" + heading["id"] if heading["id"] else "")
                 rows.append(("section", 2, title, href, starts[docname] + page))
@@ -421,8 +425,10 @@ def _out_name(docname):
     return Path(docname).name
 
 
-def build_pdfs(instructor=False, out=None, root=ROOT, html_dir=None, log=None, timeout=120.0,
-               progress=None):
+def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Path | str = ROOT,
+               html_dir: Path | str | None = None, log: IO[Any] | None = None,
+               timeout: float = 120.0,
+               progress: Callable[[str], object] | None = None) -> PdfResult:
     """Write one PDF per page of the book and ``book.pdf``; return a :class:`PdfResult`.
 
     The website edition is built first with :func:`build_book` (cached: an unchanged book is
@@ -469,7 +475,8 @@ def build_pdfs(instructor=False, out=None, root=ROOT, html_dir=None, log=None, t
             pdf = print_with(_print_css(f"{prefix} counter(page) ' / ' counter(pages)"))
             reader = PdfReader(io.BytesIO(pdf))
             chapters[docname] = {"url": urls[docname], "info": info, "title": title, "pdf": pdf,
-                                 "pages": len(reader.pages), "outline": _titled_outline(_outline(reader), info["headings"]),
+                                 "pages": len(reader.pages),
+                                 "outline": _titled_outline(_outline(reader), info["headings"]),
                                  "print_with": print_with, "prefix": prefix}
             if progress:
                 progress(f"printed {docname}: {len(reader.pages)} pages")

@@ -1,5 +1,4 @@
-"""Grades for a learning management system: submission times, the late policy, Canvas and
-Moodle CSV files (``mlcourse export``).
+"""Grades for a learning management system (``mlcourse export``): late policy, Canvas/Moodle CSV.
 
 ``mlcourse grade`` records when each student submitted (:func:`write_timestamps`, into
 ``OUT/timestamps.json``): nbgrader's ``timestamp.txt`` beside the notebook when there is one,
@@ -42,7 +41,9 @@ import re
 import sys
 import tomllib
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .protocol import clean_text
 from .report import csv_text, read_results
@@ -68,7 +69,7 @@ def _parse_time(text):
         return None
 
 
-def submission_time(path):
+def submission_time(path: Path | str | Refused | None) -> tuple[str | None, str]:
     """``(ISO time or None, source)`` of a submitted notebook at ``path`` (read as data)."""
     if path is None or isinstance(path, Refused):
         return None, "none"
@@ -85,11 +86,11 @@ def submission_time(path):
         mtime = os.stat(path, follow_symlinks=False).st_mtime
     except OSError:
         return None, "none"
-    return dt.datetime.fromtimestamp(mtime, dt.timezone.utc).isoformat(), "file time"
+    return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
 
 
-def write_timestamps(out, sources):
-    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO or None, "source"}}``."""
+def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None]) -> None:
+    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO|None, "source"}}``."""
     data = {}
     for student, path in sorted(sources.items()):
         when, source = submission_time(path)
@@ -99,7 +100,7 @@ def write_timestamps(out, sources):
                                                encoding="utf-8")
 
 
-def merge_timestamps(outs, out):
+def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
     """Join the shards' ``timestamps.json`` files into ``out`` (``mlcourse grade-merge``)."""
     data = {}
     for folder in outs:
@@ -119,7 +120,8 @@ class LatePolicy:
     max_percent: float = 100.0
     grace: dt.timedelta = dt.timedelta(0)
 
-    def percent(self, submitted, deadline):
+    def percent(self, submitted: dt.datetime | None,
+                deadline: dt.datetime | None) -> tuple[float, int]:
         """Penalty in percent and whole days late (each started day counts)."""
         if submitted is None or deadline is None:
             return 0.0, 0
@@ -134,12 +136,13 @@ class LatePolicy:
 class Config:
     timezone: dt.tzinfo
     late: LatePolicy
-    assignments: dict   # name -> {"due": datetime|None, "extensions": {key: datetime|int}, ...}
+    #: name -> {"due": datetime or None, "extensions": {key: datetime or days}, ...}
+    assignments: dict[str, dict[str, Any]]
 
-    def aware(self, when):
+    def aware(self, when: dt.datetime | None) -> dt.datetime | None:
         return when if when is None or when.tzinfo else when.replace(tzinfo=self.timezone)
 
-    def deadline(self, name, keys):
+    def deadline(self, name: str, keys: Iterable[str]) -> dt.datetime | None:
         """The deadline of assignment ``name`` for a student known by any of ``keys``."""
         settings = self.assignments.get(name, {})
         due = self.aware(settings.get("due"))
@@ -173,17 +176,17 @@ def _number(value, where, low=0.0):
     return float(value)
 
 
-def read_config(path=None):
+def read_config(path: Path | str | None = None) -> Config:
     """The due dates and late rule from a TOML file (None: no due dates, no penalty)."""
     if path is None:
-        return Config(dt.timezone.utc, LatePolicy(), {})
+        return Config(dt.UTC, LatePolicy(), {})
     try:
         raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ValueError(f"--config {path}: cannot be read ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"--config {path}: not valid TOML ({exc})") from None
-    zone = dt.timezone.utc
+    zone = dt.UTC
     if "timezone" in raw:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -231,7 +234,7 @@ class Student:
     section: str = ""
     idnumber: str = ""       # Moodle "ID number"
 
-    def keys(self):
+    def keys(self) -> list[str]:
         """Every value a submission folder may be named by, lower-cased."""
         values = (self.student_id, self.email, self.sis_login_id, self.sis_user_id,
                   self.idnumber, self.lms_id)
@@ -250,7 +253,7 @@ _ROSTER_COLUMNS = {
 }
 
 
-def read_roster(path):
+def read_roster(path: Path | str) -> list[Student]:
     """The roster CSV (a header row; columns named as Canvas or Moodle name them, or
     ``student_id, name, email, ...``) as a list of :class:`Student`."""
     try:
@@ -281,7 +284,8 @@ def read_roster(path):
     return students
 
 
-def match_roster(roster, graded_ids):
+def match_roster(roster: Sequence[Student],
+                 graded_ids: Iterable[str]) -> tuple[dict[int, str], list[str]]:
     """``({roster index: graded id}, [graded ids without a roster entry])``.
 
     A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
@@ -317,9 +321,9 @@ class Graded:
     name: str
     folder: Path
     max_score: float
-    scores: dict          # student -> points (autograded + manual)
-    ungraded: list        # students with manual cells still to grade
-    times: dict           # student -> {"submitted", "time", "source"}
+    scores: dict[str, float]          # student -> points (autograded + manual)
+    ungraded: list[str]               # students with manual cells still to grade
+    times: dict[str, dict[str, Any]]  # student -> {"submitted", "time", "source"}
 
 
 def _gradebook_scores(db, name):
@@ -344,7 +348,7 @@ def _gradebook_scores(db, name):
         return float(assignment.max_score), scores, sorted(ungraded)
 
 
-def read_graded(folder):
+def read_graded(folder: Path | str) -> Graded:
     """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not)."""
     folder = Path(folder)
     results = read_results(folder)
@@ -385,11 +389,11 @@ class Export:
     """What :func:`export` wrote and found."""
 
     rows: int
-    without_submission: dict      # assignment -> [roster names]
-    without_roster: dict          # assignment -> [graded ids]
-    ungraded: dict                # assignment -> [graded ids with manual cells to grade]
-    late: dict                    # assignment -> {graded id: Cell}
-    undated: dict                 # assignment -> [graded ids without a time]
+    without_submission: dict[str, list[str]]  # assignment -> [roster names]
+    without_roster: dict[str, list[str]]      # assignment -> [graded ids]
+    ungraded: dict[str, list[str]]            # assignment -> [graded ids, manual cells to grade]
+    late: dict[str, dict[str, Cell]]          # assignment -> {graded id: Cell}
+    undated: dict[str, list[str]]             # assignment -> [graded ids without a time]
 
 
 def _fmt(x):
@@ -412,7 +416,7 @@ def _late_block(cell, max_score):
                            score=_fmt(cell.score), top=_fmt(max_score))
 
 
-def annotate_feedback(graded, student, cell):
+def annotate_feedback(graded: Graded, student: str, cell: Cell | None) -> None:
     """Put (or replace, or remove) the late-penalty section in a student's feedback page."""
     page = graded.folder / "feedback" / f"{student}.html"
     if not page.is_file() or "/" in student or student in ("", ".", ".."):
@@ -458,8 +462,10 @@ def _cells(graded, matched, roster, config, missing):
     return cells, late, undated
 
 
-def export(graded_dirs, fmt, roster_path, out, config_path=None, missing="blank"):
-    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an :class:`Export`."""
+def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
+           config_path: Path | str | None = None, missing: str = "blank") -> Export:
+    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
+    :class:`Export`."""
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if missing not in ("blank", "zero"):

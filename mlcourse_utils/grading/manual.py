@@ -1,5 +1,4 @@
-"""Manual grading: one page per manually graded cell with every student's answer, and the
-teaching assistant's points read back into nbgrader's gradebook.
+"""Manual grading: a page of every student's answer per cell, the points read back (grade-import).
 
 ``mlcourse grade`` calls :func:`write_bundle`, which writes into ``OUT/manual/``:
 
@@ -33,9 +32,11 @@ import re
 import shutil
 import sys
 import warnings
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from .notebook import cell_source, grade_id, is_manual_cell, read_notebook_cells
+from .notebook import Assignment, cell_source, grade_id, is_manual_cell, read_notebook_cells
 from .protocol import clean_text
 from .report import csv_text
 from .submissions import Refused, read_submitted_file
@@ -100,7 +101,7 @@ def _markdown():
     return md
 
 
-def render_markdown(text, attachments=None):
+def render_markdown(text: str, attachments: Mapping[str, Any] | None = None) -> str:
     """Untrusted Markdown as safe HTML: no raw HTML, no remote images, sanitised by bleach.
 
     ``attachments`` (a notebook cell's) supply images referenced as ``attachment:NAME``.
@@ -147,7 +148,7 @@ def _outputs_text(cell):
     return clean_text(text, 20_000), images[:10]
 
 
-def rubric(cell):
+def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
     """``(kind, source)`` of the instructor's cell: the mark scheme if marked, else the answer."""
     source = cell_source(cell)
     schemes = MARK_SCHEME.findall(source)
@@ -180,7 +181,8 @@ def _student_answer(path, gid):
     for cell in cells:
         source = cell_source(cell)
         if cell.get("cell_type") == "markdown":
-            attachments = cell.get("attachments") if isinstance(cell.get("attachments"), dict) else {}
+            attachments = (cell.get("attachments")
+                           if isinstance(cell.get("attachments"), dict) else {})
             parts.append({"html": render_markdown(source, attachments)})
         else:
             text, images = _outputs_text(cell)
@@ -220,7 +222,9 @@ def _template():
     return env.get_template("manual.html")
 
 
-def write_bundle(out, assignment, sources, root):
+def write_bundle(out: Path | str, assignment: Assignment,
+                 sources: Mapping[str, Path | str | Refused | None],
+                 root: Path | str) -> list[Path]:
     """Write ``out/manual/<grade_id>.html`` and ``.csv`` for each manually graded cell.
 
     ``sources`` maps every student to their notebook (a path read as hostile data), None or a
@@ -266,7 +270,8 @@ def write_bundle(out, assignment, sources, root):
     return written
 
 
-def write_extras(out, assignment, sources, root):
+def write_extras(out: Path | str, assignment: Assignment,
+                 sources: Mapping[str, Path | str | Refused | None], root: Path | str) -> None:
     """What `mlcourse grade` writes for the people after it: the manual-grading pages
     (:func:`write_bundle`) and the submission times for the late policy
     (:func:`mlcourse_utils.grading.lms.write_timestamps`)."""
@@ -276,7 +281,8 @@ def write_extras(out, assignment, sources, root):
     write_bundle(out, assignment, sources, root)
 
 
-def merge_extras(outs, out, assignment, results, root):
+def merge_extras(outs: Iterable[Path | str], out: Path | str, assignment: Assignment,
+                 results: Iterable[str], root: Path | str) -> None:
     """:func:`write_extras` for ``mlcourse grade-merge``: the shards' times, and the pages from
     the sanitised notebook copies under ``out/autograded``."""
     from .lms import merge_timestamps
@@ -304,7 +310,8 @@ def _parse_points(text):
     return value if math.isfinite(value) else None
 
 
-def read_filled(paths, students, manual):
+def read_filled(paths: Iterable[Path | str], students: Collection[str],
+                manual: Mapping[str, float]) -> dict[tuple[str, str], tuple[float, str]]:
     """Rows of filled CSVs as ``{(student, grade_id): (points, comment)}``; blank points skipped.
 
     ``students``: the graded ids; ``manual``: ``{grade_id: max points}``. Raises
@@ -331,11 +338,13 @@ def read_filled(paths, students, manual):
                         continue
                     student = by_cell_text.get(raw_student)
                     if student is None:
-                        problems.append(f"{where}: unknown student {clean_text(raw_student, 100)!r}")
+                        problems.append(
+                            f"{where}: unknown student {clean_text(raw_student, 100)!r}")
                         continue
                     if gid not in manual:
                         problems.append(f"{where}: {clean_text(gid, 100)!r} is not a manually "
-                                        f"graded cell (expected one of {', '.join(sorted(manual))})")
+                                        "graded cell (expected one of "
+                                        f"{', '.join(sorted(manual))})")
                         continue
                     if not points_text:
                         continue  # not graded yet
@@ -359,7 +368,7 @@ def read_filled(paths, students, manual):
     return rows
 
 
-def import_points(graded, paths):
+def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, int]:
     """Load filled CSVs into ``graded/gradebook.db``; return ``{grade_id: rows imported}``.
 
     Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
@@ -387,7 +396,8 @@ def import_points(graded, paths):
             raise FilledCsvError(f"{db}: expected one notebook in {name}")
         notebook = assignment.notebooks[0]
         solution_ids = {c.name for c in notebook.solution_cells}
-        manual = {c.name: float(c.max_score) for c in notebook.grade_cells if c.name in solution_ids}
+        manual = {c.name: float(c.max_score) for c in notebook.grade_cells
+                  if c.name in solution_ids}
         students = [s.id for s in gb.students]
         rows = read_filled(paths, students, manual)
         for (student, gid), (points, comment) in sorted(rows.items()):

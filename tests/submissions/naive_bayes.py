@@ -19,21 +19,24 @@ WRONG = {
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes = np.unique(y)\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + alpha) "
+         "for c in classes])\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), theta\n", 0),
         # Classes in order of first appearance instead of sorted ('spam' comes first).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes = np.array(list(dict.fromkeys(y.tolist())))\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) "
+         "for c in classes])\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), theta\n", 0),
         # The class prior smoothed too: log((N_c + alpha) / (N + C alpha)) (wrong for alpha > 0).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes, counts = np.unique(y, return_counts=True)\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) "
+         "for c in classes])\n"
          "    log_prior = np.log((counts + alpha) / (len(y) + len(classes) * alpha))\n"
          "    return classes, log_prior, theta\n", 0),
         # Ignores alpha: always add-one smoothing (the visible alpha=0 call fails).
@@ -226,7 +229,8 @@ HONEST = {
             "from scipy.special import xlogy, xlog1py\n"
             "def bernoulli_nb_log_joint(X, log_prior, theta):\n"
             "    X = np.asarray(X, float)[:, None, :]; theta = np.asarray(theta, float)[None]\n"
-            "    return np.asarray(log_prior) + (xlogy(X, theta) + xlog1py(1 - X, -theta)).sum(axis=2)\n",
+            "    return np.asarray(log_prior) "
+            "+ (xlogy(X, theta) + xlog1py(1 - X, -theta)).sum(axis=2)\n",
         "predict_proba_from_log_joint":
             "import numpy as np\n"
             "from scipy.special import softmax\n"
@@ -239,11 +243,14 @@ HONEST = {
             "    X = np.asarray(X, float); y = np.asarray(y)\n"
             "    classes, idx = np.unique(y, return_inverse=True)\n"
             "    labels = np.arange(len(classes))\n"
-            "    means = np.array([ndimage.mean(X[:, d], idx, labels) for d in range(X.shape[1])]).T\n"
-            "    var = np.array([ndimage.variance(X[:, d], idx, labels) for d in range(X.shape[1])]).T\n"
+            "    means = np.array([ndimage.mean(X[:, d], idx, labels) "
+            "for d in range(X.shape[1])]).T\n"
+            "    var = np.array([ndimage.variance(X[:, d], idx, labels) "
+            "for d in range(X.shape[1])]).T\n"
             "    eps = var_smoothing * max(X.var(axis=0))\n"
             "    counts = np.bincount(idx)\n"
-            "    return [classes.tolist(), np.log(counts / counts.sum()).tolist(), means, var + eps]\n",
+            "    return [classes.tolist(), np.log(counts / counts.sum()).tolist(), "
+            "means, var + eps]\n",
         "nb_linear_weights":
             "import numpy as np\n"
             "from scipy.special import logit\n"
@@ -280,8 +287,10 @@ HONEST = {
             "    classes, idx = np.unique(y, return_inverse=True)\n"
             "    n_c = np.bincount(idx)\n"
             "    means = np.array([np.mean(X[idx == k], axis=0) for k in range(len(classes))])\n"
-            "    second = np.array([np.mean(X[idx == k] ** 2, axis=0) for k in range(len(classes))])\n"
-            "    var = np.maximum(second - means ** 2, 0) + var_smoothing * np.var(X, axis=0).max()\n"
+            "    second = np.array([np.mean(X[idx == k] ** 2, axis=0) "
+            "for k in range(len(classes))])\n"
+            "    var = np.maximum(second - means ** 2, 0) "
+            "+ var_smoothing * np.var(X, axis=0).max()\n"
             "    return classes, np.log(n_c / len(y)), means, var\n",
     },
 }
