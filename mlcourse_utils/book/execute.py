@@ -47,7 +47,8 @@ def _execute(nb, cwd, timeout):
 
 
 def _stale_notebooks(app, env, docnames):
-    """``[(docname, path, notebook, read_fmt)]`` of the documents the cache cannot serve."""
+    """``(cache, stale)``: the execution cache and ``[(docname, path, notebook, read_fmt)]`` of
+    the documents it cannot serve."""
     from jupyter_cache import get_cache
     from myst_nb.core.read import create_nb_reader
 

@@ -152,18 +152,6 @@ class PdfError(RuntimeError):
 
 
 @dataclasses.dataclass
-class Chapter:
-    """One printed page of the book."""
-
-    docname: str
-    title: str
-    pdf: bytes
-    pages: int
-    headings: list[dict[str, Any]]       # [{"level", "title", "id"}] in document order
-    outline: list[tuple[int, str, int]]  # [(level, title, page index)] from the PDF's outline
-
-
-@dataclasses.dataclass
 class PdfResult:
     """What :func:`build_pdfs` made."""
 

@@ -116,6 +116,8 @@ def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
 
 @dataclasses.dataclass
 class LatePolicy:
+    """The late rule: a percentage of the points earned per started day late, capped."""
+
     percent_per_day: float = 0.0
     max_percent: float = 100.0
     grace: dt.timedelta = dt.timedelta(0)
@@ -134,6 +136,8 @@ class LatePolicy:
 
 @dataclasses.dataclass
 class Config:
+    """The export configuration (``due.toml``): time zone, late rule and each assignment's dates."""
+
     timezone: dt.tzinfo
     late: LatePolicy
     #: name -> {"due": datetime or None, "extensions": {key: datetime or days}, ...}

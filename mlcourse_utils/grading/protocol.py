@@ -47,6 +47,7 @@ class RemoteError(Exception):
         self.exc_type = exc_type
         self.mro = tuple(mro)
         self.message = message
+        self.warnings: list[str] = []  # warnings the call emitted before it raised
 
 
 # ---------------------------------------------------------------- text from the student

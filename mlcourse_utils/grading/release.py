@@ -23,7 +23,7 @@ def available_assignments(root: Path | str) -> list[str]:
     return sorted(names, key=lambda n: (ASSIGNMENTS.index(n) if n in ASSIGNMENTS else 99, n))
 
 
-#: Files next to a notebook that are copied into its scratch folder (data it may read).
+#: Largest file next to a notebook that is copied into its scratch folder (data it may read).
 _MAX_COPIED_FILE = 5 * 2**20
 
 

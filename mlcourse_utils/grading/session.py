@@ -303,7 +303,6 @@ def _static_checks(cells):
     return delegated, notes
 
 
-#: Largest notebook file accepted from a student.
 def check_setup(assignment: Assignment) -> None:
     """Run the source notebook's setup cells once in the grader; ValueError if one fails.
 

@@ -396,9 +396,10 @@ HONEST = {
             "    return theta[:-1], theta[-1]\n",
         "softmax":
             "import numpy as np\n"
+            "from scipy.special import logsumexp\n"
             "def softmax(A):\n"
+            "    # exp(a_c - log sum_c' exp(a_c')), with scipy's stable log-sum-exp\n"
             "    A = np.asarray(A, dtype=float)\n"
-            "    Z = A - A.max(axis=-1, keepdims=True)\n"
-            "    return np.exp(Z - np.log(np.exp(Z).sum(axis=-1, keepdims=True)))\n",
+            "    return np.exp(A - logsumexp(A, axis=-1, keepdims=True))\n",
     },
 }
