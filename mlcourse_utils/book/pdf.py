@@ -322,7 +322,7 @@ def _link_targets(chapters, starts):
         url = chapter["url"]
         targets[(url, "")] = starts[docname]
         outline = chapter["info"]["headings"]
-        pages = [p for _, _, p in chapter["outline"]]
+        pages = [p for _, _, p in chapter.get("book_outline", chapter["outline"])]
         if len(outline) == len(pages):  # Chromium's outline has one item per heading
             for heading, page in zip(outline, pages, strict=True):
                 if heading["id"]:
@@ -469,36 +469,53 @@ def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Pa
             if progress:
                 progress(f"printed {docname}: {len(reader.pages)} pages")
 
-        # Title page and table of contents: printed once to learn its length, and again only
-        # when the page numbers that follow from that length make it longer.
+        # The book: the title page and contents, then each chapter printed again with the page
+        # numbers it has in the book. Chromium's layout can change by a page with the first
+        # page number (a `counter-reset` on the root), so the chapters' lengths and the
+        # contents' page numbers are iterated until they agree.
+        counts = {d: chapters[d]["pages"] for d in docnames}
+        book_prints = {}   # docname -> (first page index, PdfReader)
         front_pages, front_pdf = 1, None
-        for _ in range(4):
-            starts, page_no = {}, front_pages
+        for _ in range(6):
+            for _ in range(4):  # the contents' own length, given the page numbers it lists
+                starts, page_no = {}, front_pages
+                for docname in docnames:
+                    starts[docname] = page_no
+                    page_no += counts[docname]
+                entries = _toc_entries(toc_path, docnames, chapters, starts)
+                front_pdf = _print_html(browser, _title_page_html(book_title, author, edition,
+                                                                  entries, starts))
+                n = len(PdfReader(io.BytesIO(front_pdf)).pages)
+                if n == front_pages:
+                    break
+                front_pages = n
+            settled = True
             for docname in docnames:
-                starts[docname] = page_no
-                page_no += chapters[docname]["pages"]
-            entries = _toc_entries(toc_path, docnames, chapters, starts)
-            front_pdf = _print_html(browser, _title_page_html(book_title, author, edition,
-                                                              entries, starts))
-            n = len(PdfReader(io.BytesIO(front_pdf)).pages)
-            if n == front_pages:
+                if docname in book_prints and book_prints[docname][0] == starts[docname]:
+                    continue  # already printed with these page numbers
+                css = _print_css(f"{_css_string(book_title + ' · ')} counter(page)",
+                                 start=starts[docname] + 1)
+                reader = PdfReader(io.BytesIO(chapters[docname]["print_with"](css)))
+                book_prints[docname] = (starts[docname], reader)
+                if len(reader.pages) != counts[docname]:
+                    counts[docname] = len(reader.pages)
+                    settled = False
+            if settled:
                 break
-            front_pages = n
+        else:
+            raise PdfError("the book's page numbers did not settle after 6 printings")
 
         writer = PdfWriter()
         writer.append(PdfReader(io.BytesIO(front_pdf)), import_outline=False)
         writer.add_outline_item(title="Contents", page_number=0)
         for docname in docnames:
             chapter = chapters[docname]
-            css = _print_css(f"{_css_string(book_title + ' · ')} counter(page)",
-                             start=starts[docname] + 1)
-            reader = PdfReader(io.BytesIO(chapter["print_with"](css)))
-            if len(reader.pages) != chapter["pages"]:
-                raise PdfError(f"{docname} printed as {chapter['pages']} pages for its own PDF "
-                               f"but as {len(reader.pages)} for the book")
+            reader = book_prints[docname][1]
+            # bookmarks and link targets from the book's own printing of the chapter
+            chapter["book_outline"] = _titled_outline(_outline(reader), chapter["info"]["headings"])
             writer.append(reader, import_outline=False)
             top = writer.add_outline_item(title=chapter["title"], page_number=starts[docname])
-            _add_outline(writer, chapter["outline"], starts[docname], top, skip_title=True)
+            _add_outline(writer, chapter["book_outline"], starts[docname], top, skip_title=True)
         for tab in tabs:
             tab.close()
         targets = _link_targets(chapters, starts)
