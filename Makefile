@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# axe-core (npm, major version 4) for the accessibility checks of tests/test_website.py, installed
+# into the git-ignored .tools/ (never fetched at build or test time).
+AXE := .tools/node_modules/axe-core/axe.min.js
 
 .PHONY: book instructor test test-fast lint release clean
 
@@ -18,7 +21,12 @@ book: $(STAMP)
 instructor: $(STAMP)
 	$(BIN)/mlcourse build --instructor --out _build/instructor
 
-test: $(STAMP)
+$(AXE):
+	@if command -v npm >/dev/null 2>&1; then \
+		npm install --prefix .tools --no-save --no-audit --no-fund --loglevel=error axe-core@4; \
+	else echo "npm not found: install it (apt-get install npm) for the accessibility checks" >&2; fi
+
+test: $(STAMP) $(AXE)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # Everything but the slow tests (book builds, grading batches, fresh installs): seconds, not minutes.

@@ -75,7 +75,9 @@ def main(argv=None):
     for tol in (1e-4, 1e-8):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            theirs = timed(lambda: LogisticRegression(C=1.0, tol=tol, max_iter=10_000).fit(X, yb),
+            # (tol bound as a default: the lambda is called here, inside this iteration)
+            theirs = timed(lambda tol=tol: LogisticRegression(C=1.0, tol=tol,
+                                                              max_iter=10_000).fit(X, yb),
                            args.repeats)
         sk = theirs[2]
         diff = max(np.abs(w - sk.coef_[0]).max(), abs(b - sk.intercept_[0]))
@@ -88,7 +90,8 @@ def main(argv=None):
     for tol in (1e-4, 1e-8):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            theirs = timed(lambda: LogisticRegression(C=1.0, tol=tol, max_iter=10_000).fit(X, y),
+            theirs = timed(lambda tol=tol: LogisticRegression(C=1.0, tol=tol,
+                                                              max_iter=10_000).fit(X, y),
                            args.repeats)
         sk = theirs[2]
         diff = max(np.abs(W - sk.coef_.T).max(),

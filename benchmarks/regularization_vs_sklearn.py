@@ -80,7 +80,8 @@ def main():
         rows.append(("lasso_path vs lasso_path(tol=1e-12)", t_ours, t_sk,
                      np.abs(W - coefs.T).max()))   # both in the order of lams (decreasing)
 
-    print(f"{'comparison':38s} {'ours (s)':>9s} {'sklearn (s)':>11s} {'ratio':>6s} {'max |dw|':>9s}")
+    print(f"{'comparison':38s} {'ours (s)':>9s} {'sklearn (s)':>11s} {'ratio':>6s} "
+          f"{'max |dw|':>9s}")
     for name, ours, theirs, diff in rows:
         print(f"{name:38s} {ours:9.4f} {theirs:11.4f} {ours / theirs:6.2f} {diff:9.1e}")
 

@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import assignment_support as sup  # noqa: E402  (builds submissions from the release notebook)
 from similarity_support import disguise, random_answer  # noqa: E402
 
+import assignment_support as sup  # noqa: E402  (builds submissions from the release notebook)
 from mlcourse_utils.grading.references import reference_module, reference_source  # noqa: E402
 
 BIN = Path(sys.executable).parent

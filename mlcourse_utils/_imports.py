@@ -1,4 +1,4 @@
-"""Start-up time of the command-line tools.
+"""Faster start-up of the command-line tools: a slow optional import is skipped.
 
 jsonschema (imported by nbformat, nbgrader and Jupyter Book) imports the optional package
 ``rfc3987_syntax`` when it is installed, and that import compiles 39 lark grammars: about 3 s
@@ -7,9 +7,11 @@ validate the IRI formats it provides, and jsonschema works without it (it guards
 with ``except ImportError``), so our own processes skip it.
 """
 
+from __future__ import annotations
+
 import sys
 
 
-def skip_slow_optional_imports():
+def skip_slow_optional_imports() -> None:
     """Make ``import rfc3987_syntax`` fail fast in this process (call before importing nbformat)."""
     sys.modules.setdefault("rfc3987_syntax", None)

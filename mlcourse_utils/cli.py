@@ -7,11 +7,13 @@ import importlib.util
 import os
 import subprocess
 import sys
-
+from collections.abc import Sequence
 
 #: What each command needs beyond the base install, and the extra that provides it.
-_EXTRAS = {"build": ("book", "jupyter_book"), "release": ("grading", "nbgrader"),
-           "grade": ("grading", "nbgrader"), "grade-merge": ("grading", "nbgrader")}
+_EXTRAS = {"build": ("book", "jupyter_book"), "pdf": ("book", "pypdf"),
+           "release": ("grading", "nbgrader"), "grade": ("grading", "nbgrader"),
+           "grade-merge": ("grading", "nbgrader"), "grade-import": ("grading", "nbgrader"),
+           "export": ("grading", "nbgrader")}
 
 
 def _missing_extra(command):
@@ -24,7 +26,7 @@ def _missing_extra(command):
 
 
 def _cmd_build(args):
-    from ._book import BuildError, build_book
+    from .book.build import BuildError, build_book
 
     edition = "instructor" if args.instructor else "student"
     try:
@@ -33,6 +35,24 @@ def _cmd_build(args):
         print(f"mlcourse build: {exc}", file=sys.stderr)
         return 1
     print(f"built the {edition} edition into {html}{os.sep}; open {html / 'index.html'}")
+    return 0
+
+
+def _cmd_pdf(args):
+    from .book.build import BuildError
+    from .book.chromium import ChromiumError
+    from .book.pdf import PdfError, build_pdfs
+
+    edition = "instructor" if args.instructor else "student"
+    try:
+        result = build_pdfs(instructor=args.instructor, out=args.out,
+                            progress=lambda line: print(line, flush=True))
+    except (BuildError, PdfError, ChromiumError) as exc:
+        print(f"mlcourse pdf: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote the {edition} edition's lecture notes in {result.seconds:.0f} s: "
+          f"{result.book} ({result.pages['book']} pages) and {len(result.chapters)} chapter PDFs "
+          f"in {result.book.parent}{os.sep}")
     return 0
 
 
@@ -67,7 +87,8 @@ def _cmd_grade(args):
         return 1
     total = assignment.max_score
     print(f"graded {len(results)} submissions of {args.name} (max {total:g} autograded points); "
-          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/")
+          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/"
+          + (", and manual/ for the manually graded cells" if assignment.manual else ""))
     return 0
 
 
@@ -107,6 +128,43 @@ def _cmd_similarity(args):
     return 0
 
 
+def _cmd_grade_import(args):
+    from .grading.manual import import_points
+
+    try:
+        counts = import_points(args.graded, args.csvs)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse grade-import: nothing was imported:\n{exc}", file=sys.stderr)
+        return 1
+    done = ", ".join(f"{gid}: {n}" for gid, n in sorted(counts.items())) or "no filled rows"
+    print(f"imported manual points into {args.graded}/gradebook.db ({done})")
+    return 0
+
+
+def _cmd_export(args):
+    from .grading.lms import export
+
+    try:
+        report = export(args.graded, args.format, args.roster, args.out,
+                        config_path=args.config, missing=args.missing)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"mlcourse export: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out} ({args.format}): {report.rows} students of the roster")
+    for name in report.without_roster:
+        lists = [("submissions without a roster entry (not exported)", report.without_roster),
+                 ("students of the roster without a submission", report.without_submission),
+                 ("submissions with manual cells still to grade", report.ungraded),
+                 ("submissions without a time (no penalty applied)", report.undated)]
+        for label, table in lists:
+            if table[name]:
+                print(f"  {name}: {len(table[name])} {label}: {', '.join(table[name])}")
+        for student, cell in sorted(report.late[name].items()):
+            print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
+                  f"({cell.raw:g} -> {cell.score:.4g})")
+    return 0
+
+
 def _cmd_check(args):
     from .grading.selfcheck import check_notebook
 
@@ -126,7 +184,7 @@ def _cmd_check(args):
     return 0 if not count["failed"] else 1
 
 
-def make_parser():
+def make_parser() -> argparse.ArgumentParser:
     from .grading.session import DEFAULT_BUDGET_FACTOR
     parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -145,6 +203,13 @@ def make_parser():
         "_build/instructor for the instructor edition)",
     )
     p.set_defaults(func=_cmd_build)
+    p = sub.add_parser("pdf", help="the chapters as PDF lecture notes (one per chapter, one book)")
+    p.add_argument("--instructor", action="store_true",
+                   help="instructor edition: with in-text solutions, teaching notes and the "
+                        "solution notebooks")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="where the PDFs go (default: _build/pdf, or _build/instructor/pdf)")
+    p.set_defaults(func=_cmd_pdf)
     p = sub.add_parser("release",
                        help="regenerate exercises/ from solutions/ (after checking them)")
     p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
@@ -193,6 +258,29 @@ def make_parser():
                         f"(default {MIN_TOKENS})")
     p.set_defaults(func=_cmd_similarity)
 
+    p = sub.add_parser("grade-import",
+                       help="load a teaching assistant's manual points (manual/<grade_id>.csv, "
+                            "filled) into the gradebook of a graded folder")
+    p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
+    p.add_argument("csvs", nargs="+", metavar="FILLED.csv",
+                   help="student_id, grade_id, points, comment (blank points are skipped)")
+    p.set_defaults(func=_cmd_grade_import)
+
+    p = sub.add_parser("export", help="grades for Canvas or Moodle, with late penalties")
+    p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
+                   help="one folder written by `mlcourse grade` per assignment")
+    p.add_argument("--format", required=True, choices=["canvas", "moodle"])
+    p.add_argument("--roster", required=True, metavar="ROSTER.csv",
+                   help="the class list: a header row with name, student_id and/or email (and "
+                        "Canvas' ID, SIS User ID, SIS Login ID, Section or Moodle's ID number)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
+    p.add_argument("--config", default=None, metavar="DUE.toml",
+                   help="due dates, extensions and the late penalty (see "
+                        "mlcourse_utils/grading/lms.py); without it, no penalty")
+    p.add_argument("--missing", choices=["blank", "zero"], default="blank",
+                   help="grade of a roster student without a submission (default: blank)")
+    p.set_defaults(func=_cmd_export)
+
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
     p.add_argument("notebook", metavar="NOTEBOOK")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
@@ -200,7 +288,7 @@ def make_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     from ._imports import skip_slow_optional_imports
 
     skip_slow_optional_imports()

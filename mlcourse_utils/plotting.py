@@ -366,3 +366,42 @@ def plot_coefficient_paths(
     ax.set_ylabel("coefficient")
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     return lines
+
+
+# --- Naive Bayes and GDA chapters: the generative story as a diagram -------------------------
+
+
+def plot_generative_story(ax, nodes, edges, radius=0.32):
+    """Draw a small directed graphical model: circles with labels, arrows between them.
+
+    ``nodes`` maps a name to ``(x, y, label)`` or ``(x, y, label, observed)``; observed nodes are
+    shaded. ``edges`` is a list of ``(parent, child)`` names. The axes are set to equal aspect
+    with no ticks; returns ``ax``.
+    """
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    for name, spec in nodes.items():
+        x, y, label = spec[:3]
+        observed = spec[3] if len(spec) > 3 else False
+        ax.add_patch(Circle((x, y), radius, facecolor="0.85" if observed else "white",
+                            edgecolor="black", linewidth=1.2, zorder=2))
+        ax.text(x, y, label, ha="center", va="center", fontsize=12, zorder=3)
+    for parent, child in edges:
+        (x0, y0), (x1, y1) = nodes[parent][:2], nodes[child][:2]
+        d = np.hypot(x1 - x0, y1 - y0)
+        ux, uy = (x1 - x0) / d, (y1 - y0) / d
+        ax.add_patch(FancyArrowPatch((x0 + radius * ux, y0 + radius * uy),
+                                     (x1 - radius * ux, y1 - radius * uy),
+                                     arrowstyle="-|>", mutation_scale=14, color="black",
+                                     linewidth=1.1, zorder=1))
+    xs = [spec[0] for spec in nodes.values()]
+    ys = [spec[1] for spec in nodes.values()]
+    ax.set_xlim(min(xs) - 2 * radius, max(xs) + 2 * radius)
+    ax.set_ylim(min(ys) - 2 * radius, max(ys) + 2 * radius)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.grid(False)
+    return ax

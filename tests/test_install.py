@@ -4,6 +4,7 @@ the website and grading tools (which are the `book` and `grading` extras)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -17,10 +18,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fresh-venv")]
 @pytest.fixture(scope="module")
 def student_venv(tmp_path_factory):
     """A fresh virtual environment with `pip install <this repository>` (no extras)."""
-    venv = tmp_path_factory.mktemp("student") / "venv"
+    tmp = tmp_path_factory.mktemp("student")
+    # A copy of what the package is built from: pip builds in the source tree (build/, egg-info),
+    # which must not be the repository.
+    source = tmp / "source"
+    shutil.copytree(sup.ROOT / "mlcourse_utils", source / "mlcourse_utils",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(sup.ROOT / name, source / name)
+    venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                           str(sup.ROOT)], capture_output=True, text=True)
+                           str(source)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return venv
 

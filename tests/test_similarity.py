@@ -11,12 +11,12 @@ import re
 import subprocess
 from pathlib import Path
 
-import assignment_support as sup
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from similarity_support import disguise, random_answer
 
+import assignment_support as sup
 from mlcourse_utils.grading import similarity as sim
 from mlcourse_utils.grading.fingerprints import (
     MAX_TOKENS,
@@ -455,7 +455,8 @@ def test_a_hostile_class_gets_a_report(tmp_path):
     assert rows[0] == CSV_COLUMNS
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows[1:] for cell in row)
     pairs = {(frozenset(r[:2]), r[2]) for r in rows[1:]}
-    assert (frozenset({"'=HYPERLINK(\"evil\")", "<img src=x onerror=alert(1)>"}), "fit_qda") in pairs
+    assert (frozenset({"'=HYPERLINK(\"evil\")", "<img src=x onerror=alert(1)>"}),
+            "fit_qda") in pairs
     assert (frozenset({"<img src=x onerror=alert(1)>", "reference"}), "fit_qda") in pairs
 
     page = (out / "similarity.html").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Grading. This module is what assignment test cells import: the check helpers.
+"""Grading: the check helpers that assignment test cells import (the grader is in submodules).
 
     from mlcourse_utils.grading import check_close, check_against_reference, Case, hidden_rng
 
@@ -20,6 +20,8 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     references   the public code answers could be copied from (reference module, solution, stub)
     similarity   ``mlcourse similarity``: answers that match, pairwise and against the reference
     similarity_report  its similarity.csv and similarity.html (templates/similarity.html)
+    manual       pages for manual grading, the teaching assistant's points read back (grade-import)
+    lms          submission times, the late policy, Canvas and Moodle files (``mlcourse export``)
 """
 
 from .checks import (

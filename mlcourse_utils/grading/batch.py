@@ -12,10 +12,11 @@ import functools
 import hashlib
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from . import gradebook
-from .notebook import find_course_root, load_assignment
+from . import gradebook, manual
+from .notebook import Assignment, find_course_root, load_assignment
 from .protocol import clean_text
 from .report import read_results, write_csvs, write_feedback, write_results
 from .session import GradeResult, check_setup, grade_notebook
@@ -31,7 +32,7 @@ def _safe_write(label, student, write, failures):
                         f"{clean_text(str(exc), 300)})")
 
 
-def parse_shard(text):
+def parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` → ``(K, N)`` with 1 ≤ K ≤ N; ValueError otherwise."""
     try:
         k, n = (int(part) for part in str(text).split("/"))
@@ -45,7 +46,7 @@ def parse_shard(text):
 MIN_SECRET_BYTES = 16
 
 
-def read_secret(path):
+def read_secret(path: Path | str) -> bytes:
     """The grading secret in a file (surrounding whitespace ignored); ValueError if too short.
 
     Make one with e.g. ``python -c "import secrets; print(secrets.token_hex(32))" > secret.txt``
@@ -62,7 +63,7 @@ def read_secret(path):
     return data
 
 
-def in_shard(student, shard):
+def in_shard(student: str, shard: tuple[int, int]) -> bool:
     """Whether ``student`` belongs to shard ``(K, N)``: by a hash of the id, so a student stays
     in its shard when others join or leave the class."""
     k, n = shard
@@ -70,8 +71,11 @@ def in_shard(student, shard):
     return int.from_bytes(digest[:8], "big") % n == k - 1
 
 
-def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096, root=None,
-                progress=True, student_timeout=None, shard=None, secret=None):
+def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: int = 1,
+                timeout: float = 60.0, memory_mb: int = 4096, root: Path | str | None = None,
+                progress: bool = True, student_timeout: float | None = None,
+                shard: tuple[int, int] | None = None,
+                secret: bytes | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
     One student can only cost itself: its grading has deadlines and a total budget
@@ -129,6 +133,9 @@ def grade_class(name, submissions, out, *, jobs=1, timeout=60.0, memory_mb=4096,
             target = out / "autograded" / student / name / assignment.notebook
             _safe_write("the gradebook copy", student,
                         functools.partial(gradebook.write_sanitized_copy, path, target), failures)
+    # The manual-grading pages and the submission times (`mlcourse grade-import`, `export`).
+    _safe_write("the manual-grading pages or submission times", "the class", functools.partial(
+        manual.write_extras, out, assignment, students, root), failures)
     _finish_gradebook(book_proc, results, assignment)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
@@ -143,7 +150,8 @@ def _finish_gradebook(book_proc, results, assignment):
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
 
 
-def merge_outputs(outs, out, root=None):
+def merge_outputs(outs: Sequence[Path | str], out: Path | str,
+                  root: Path | str | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
     """Join the folders of shards (``mlcourse grade --shard K/N``) into one, as one run writes.
 
     The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
@@ -176,6 +184,7 @@ def merge_outputs(outs, out, root=None):
     results = dict(sorted(results.items()))
     write_csvs(results, assignment, out)
     write_results(results, assignment, out)
+    manual.merge_extras(outs, out, assignment, results, root)
     _finish_gradebook(book_proc, results, assignment)
     return assignment, results
 

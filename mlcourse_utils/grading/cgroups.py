@@ -71,7 +71,7 @@ def _writable_dir(path):
 
 
 @functools.lru_cache(maxsize=1)
-def layout():
+def layout() -> tuple[str | None, dict[str, Path]]:
     """``("v2", {controller: parent})``, ``("v1", {controller: parent})`` or ``(None, {})``.
 
     A parent is the folder under which a student's cgroup is created for that controller.
@@ -101,19 +101,19 @@ def layout():
 class Cgroup:
     """One student's cgroup(s): create with :func:`create`, join, kill everything, remove."""
 
-    def __init__(self, version, folders):
+    def __init__(self, version: str, folders: dict[str, Path]) -> None:
         self.version = version
         self.folders = folders  # {controller: Path}
 
     @property
-    def controllers(self):
+    def controllers(self) -> list[str]:
         return sorted(self.folders)
 
-    def procs_files(self):
+    def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes its PID to, to join (one per folder)."""
         return sorted({str(f / "cgroup.procs") for f in self.folders.values()})
 
-    def pids(self):
+    def pids(self) -> set[int]:
         found = set()
         for folder in set(self.folders.values()):
             try:
@@ -122,7 +122,7 @@ class Cgroup:
                 pass
         return found
 
-    def memory_events(self):
+    def memory_events(self) -> int:
         """How often the kernel killed a process of this cgroup for memory (0 if unknown)."""
         folder = self.folders.get("memory")
         if folder is None:
@@ -137,7 +137,7 @@ class Cgroup:
             pass
         return 0
 
-    def kill(self):
+    def kill(self) -> None:
         """SIGKILL every process in the cgroup (also ones that left the sandbox's session)."""
         if self.version == "v2":
             kill_file = self.folders["memory"] / "cgroup.kill"
@@ -156,7 +156,7 @@ class Cgroup:
                     pass
             time.sleep(0.02)
 
-    def remove(self):
+    def remove(self) -> None:
         """Kill what is left and remove the folders (retrying while the kernel reaps)."""
         self.kill()
         for folder in set(self.folders.values()):
@@ -174,7 +174,7 @@ def _write(path, value):
     Path(path).write_text(str(value))
 
 
-def create(memory_mb, pids_max=128, cpus=1.0):
+def create(memory_mb: int, pids_max: int = 128, cpus: float = 1.0) -> Cgroup | None:
     """A new cgroup with the limits applied, or None where cgroups cannot be used here."""
     version, parents = layout()
     if version is None:

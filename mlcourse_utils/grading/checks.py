@@ -14,10 +14,15 @@ import dataclasses
 import hashlib
 import hmac
 import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .protocol import RemoteError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = [
     "Case",
@@ -34,8 +39,8 @@ __all__ = [
 class Case:
     """One input for a hidden test: positional ``args``, ``kwargs`` and a ``label`` in words."""
 
-    args: tuple
-    kwargs: dict = dataclasses.field(default_factory=dict)
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     label: str = ""
 
 
@@ -123,7 +128,8 @@ def _numeric_sequence(seq):
     return all(_is_scalar(v) for v in seq)
 
 
-def check_close(actual, expected, what, *, rtol=1e-6, atol=1e-9):
+def check_close(actual: object, expected: npt.ArrayLike | None, what: str, *, rtol: float = 1e-6,
+                atol: float = 1e-9) -> None:
     """Assert that ``actual`` matches ``expected`` within tolerances.
 
     ``expected`` may be a number, an array, or a tuple/list of those; ``actual`` may use a list
@@ -133,12 +139,13 @@ def check_close(actual, expected, what, *, rtol=1e-6, atol=1e-9):
     _compare(actual, expected, what, rtol, atol, exact=False)
 
 
-def check_equal(actual, expected, what):
+def check_equal(actual: object, expected: npt.ArrayLike | None, what: str) -> None:
     """Assert exact equality (integers, booleans, labels), with the same structure rules."""
     _compare(actual, expected, what, 0.0, 0.0, exact=True)
 
 
-def check_raises(exc_type, func, *args, what=None, **kwargs):
+def check_raises(exc_type: type[BaseException], func: Callable[..., object], *args: Any,
+                 what: str | None = None, **kwargs: Any) -> None:
     """Assert that ``func(*args, **kwargs)`` raises ``exc_type`` (or a subclass).
 
     Works for a local function (visible tests in Jupyter) and for the grader's proxy to a
@@ -174,8 +181,10 @@ def _short_args(args):
     return "(" + ", ".join(parts) + ")"
 
 
-def check_against_reference(student, reference, cases, *, rtol=1e-6, atol=1e-9, exact=False,
-                            compare=None):
+def check_against_reference(student: Callable[..., Any], reference: Callable[..., Any],
+                            cases: Iterable[Case], *, rtol: float = 1e-6, atol: float = 1e-9,
+                            exact: bool = False,
+                            compare: Callable[[Any, Any, str], object] | None = None) -> None:
     """Compare ``student(*case.args)`` with ``reference(*case.args)`` on every case.
 
     ``compare(actual, expected, what)`` replaces the default comparison when given (e.g. to
@@ -208,7 +217,7 @@ _hidden_context = threading.local()
 
 
 @contextlib.contextmanager
-def hidden_inputs(secret, student):
+def hidden_inputs(secret: bytes | None, student: str) -> Iterator[None]:
     """Within this block, :func:`hidden_rng` draws from ``(secret, student, test_id)``.
 
     ``secret`` is bytes (None: the development seed, the same for every student). The grader
@@ -222,7 +231,7 @@ def hidden_inputs(secret, student):
         _hidden_context.value = previous
 
 
-def hidden_rng(test_id):
+def hidden_rng(test_id: str) -> np.random.Generator:
     """The random generator a hidden test draws its inputs from.
 
     Seeded by HMAC-SHA256(secret, student id + test id): with a grading secret, every student

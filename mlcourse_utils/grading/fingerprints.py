@@ -32,6 +32,7 @@ import dataclasses
 import hashlib
 import keyword
 import re
+from collections.abc import Sequence
 
 from .notebook import strip_nbgrader_markers
 
@@ -83,7 +84,7 @@ class Code:
     where: dict[int, list[int]] = dataclasses.field(default_factory=dict, repr=False)
 
 
-def normalise(source):
+def normalise(source: str) -> Code:
     """The :class:`Code` of one answer cell's source (any string; never raises for bad code)."""
     text = source if isinstance(source, str) else ""
     note = ""
@@ -116,7 +117,7 @@ def normalise(source):
     return Code(text, tokens, lines, grams, frozenset(winnow(grams)), parsed, note, where)
 
 
-def kgram_hashes(tokens, k=K):
+def kgram_hashes(tokens: Sequence[str], k: int = K) -> list[int]:
     """Hashes of every run of ``k`` consecutive tokens (one run of all tokens if fewer)."""
     if not tokens:
         return []
@@ -125,7 +126,7 @@ def kgram_hashes(tokens, k=K):
     return [_hash("\x1f".join(tokens[i:i + k])) for i in range(len(tokens) - k + 1)]
 
 
-def winnow(hashes, window=WINDOW):
+def winnow(hashes: Sequence[int], window: int = WINDOW) -> list[int]:
     """Robust winnowing: the minimum of every window of ``window`` hashes (rightmost on ties,
     each selection recorded once), as a list of hashes in order of selection."""
     if len(hashes) <= window:
@@ -208,7 +209,7 @@ class _Emitter:
                     if a.name != "*":
                         self.imported[a.asname or a.name] = f"{base}.{a.name}"
 
-    def name(self, identifier):
+    def name(self, identifier: str) -> str:
         """A name as a token: V for the code's own names, a module path, or a builtin."""
         if identifier in self.bound:
             return "V"
@@ -218,7 +219,7 @@ class _Emitter:
             return identifier
         return DEFAULT_GLOBALS.get(identifier, "V")
 
-    def module_path(self, node):
+    def module_path(self, node: ast.expr) -> str | None:
         """``numpy.linalg.lstsq`` for an attribute chain on an imported module, else None."""
         parts = []
         while isinstance(node, ast.Attribute):
@@ -230,14 +231,14 @@ class _Emitter:
         return ".".join([base, *reversed(parts)]) if base else None
 
     # -- blocks: statements in canonical order
-    def block(self, statements, line):
+    def block(self, statements: list[ast.stmt], line: int) -> list[tuple[str, int]]:
         kept = [s for s in statements
                 if not (isinstance(s, ast.Pass)
                         or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                         or (isinstance(s, ast.AnnAssign) and s.value is None))]
         emitted = [self.node(s, line) for s in kept]
         out, segment = [], []
-        for s, tokens in zip(kept, emitted):
+        for s, tokens in zip(kept, emitted, strict=True):
             if _is_barrier(s):
                 out += self._ordered(segment)
                 out += tokens
@@ -268,7 +269,7 @@ class _Emitter:
         return out
 
     # -- one node in pre-order
-    def node(self, node, line):
+    def node(self, node: ast.AST, line: int) -> list[tuple[str, int]]:
         line = getattr(node, "lineno", line)
         out = []
         if isinstance(node, ast.Name):

@@ -16,13 +16,18 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .notebook import cell_source, nbgrader_meta, read_notebook_cells
 from .submissions import read_submitted_file
 
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
-def start(out, source, assignment):
+
+def start(out: Path | str, source: Path | str, assignment: str) -> subprocess.Popen[str]:
     """Start preparing ``out/gradebook.db`` for the assignment whose source notebook is given."""
     scripts = str(Path(sys.executable).parent)
     # nbgrader checks the database schema by running `alembic` from PATH.
@@ -34,7 +39,8 @@ def start(out, source, assignment):
                             stderr=subprocess.STDOUT, env=env, text=True)
 
 
-def finish(proc, scores, manual, timeout=300):
+def finish(proc: subprocess.Popen[str], scores: Mapping[str, Mapping[str, float]],
+           manual: Iterable[str], timeout: float = 300) -> str | None:
     """Send the scores; return None on success, or the gradebook process's error text."""
     payload = json.dumps({"scores": scores, "manual": list(manual)})
     try:
@@ -68,7 +74,7 @@ def _alembic_head_in_process(api):
 _NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
 
 
-def sanitized_notebook(data):
+def sanitized_notebook(data: bytes) -> NotebookNode:
     """A submitted notebook (bytes) as a safe copy for formgrader: cells and their sources only.
 
     Outputs, attachments and execution counts are dropped, notebook and cell metadata are
@@ -106,7 +112,8 @@ def sanitized_notebook(data):
     return nb
 
 
-def write_sanitized_copy(path, target):
+def write_sanitized_copy(path: Path | str, target: Path) -> None:
+    """Write :func:`sanitized_notebook` of the submitted file ``path`` to ``target``."""
     import nbformat
 
     nb = sanitized_notebook(read_submitted_file(path))

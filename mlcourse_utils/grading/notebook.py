@@ -12,7 +12,10 @@ import functools
 import json
 import re
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from types import CodeType
+from typing import Any
 
 #: CPython 3.11 and 3.12 can fail with "SystemError: AST constructor recursion depth mismatch"
 #: when ast.parse or compile run in several threads at once (python/cpython#106905, fixed in
@@ -20,14 +23,14 @@ from pathlib import Path
 _PARSE_LOCK = threading.Lock()
 
 
-def parse_python(source):
+def parse_python(source: str) -> ast.Module:
     """``ast.parse(source)``, safe to call from the grader's threads."""
     with _PARSE_LOCK:
         return ast.parse(source)
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_cell(source, filename):
+def compile_cell(source: str, filename: str) -> CodeType:
     """``compile(source, filename, "exec")`` of instructor code, once per source, thread-safe."""
     with _PARSE_LOCK:
         return compile(source, filename, "exec")
@@ -37,7 +40,7 @@ HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 
 
-def find_course_root(start=None):
+def find_course_root(start: Path | str | None = None) -> Path:
     """The folder holding ``nbgrader_config.py`` (searched upward from ``start`` or cwd)."""
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -80,7 +83,7 @@ class Assignment:
         return sum(t.points for t in self.tests if t.task == task)
 
 
-def nbgrader_meta(cell):
+def nbgrader_meta(cell: Mapping[str, Any]) -> dict[str, Any]:
     """A cell's nbgrader metadata as a dict whose ``grade_id`` is a string or absent."""
     meta = cell.get("metadata", {})
     meta = meta.get("nbgrader") if isinstance(meta, dict) else None
@@ -91,30 +94,30 @@ def nbgrader_meta(cell):
     return meta
 
 
-def is_test_cell(cell):
+def is_test_cell(cell: Mapping[str, Any]) -> bool:
     """An autograded test cell: code, graded, not a solution."""
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade")) and not meta.get("solution") and cell.get("cell_type") == "code"
 
 
-def is_answer_cell(cell):
+def is_answer_cell(cell: Mapping[str, Any]) -> bool:
     """An autograded answer cell: code, a solution, not graded itself (its tests are)."""
     meta = nbgrader_meta(cell)
     return cell.get("cell_type") == "code" and bool(meta.get("solution")) and not meta.get("grade")
 
 
-def is_manual_cell(cell):
+def is_manual_cell(cell: Mapping[str, Any]) -> bool:
     """A manually graded answer (a derivation): graded and a solution."""
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
 
 
-def grade_id(cell):
+def grade_id(cell: Mapping[str, Any]) -> str | None:
     """The cell's nbgrader ``grade_id`` (a string), or None."""
     return nbgrader_meta(cell).get("grade_id")
 
 
-def points(cell):
+def points(cell: Mapping[str, Any]) -> float:
     """The points of a graded cell (0.0 when absent or not a number)."""
     value = nbgrader_meta(cell).get("points", 0)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
@@ -127,14 +130,14 @@ _MARKER = re.compile(
 )
 
 
-def strip_nbgrader_markers(source):
+def strip_nbgrader_markers(source: str) -> str:
     """Remove nbgrader's marker lines (``### BEGIN SOLUTION`` and friends), keep the content."""
     lines = source.splitlines(keepends=True)
     kept = [line for line in lines if not _MARKER.match(line.rstrip("\r\n"))]
     return "".join(kept).rstrip("\n")
 
 
-def strip_hidden_tests(source):
+def strip_hidden_tests(source: str) -> str:
     """The part of a test cell that students see (hidden-test blocks removed)."""
     out, hidden = [], False
     for line in source.splitlines():
@@ -156,7 +159,7 @@ def _docstring(source):
     return doc.strip().split("\n", 1)[0]
 
 
-def cell_source(cell):
+def cell_source(cell: Mapping[str, Any]) -> str:
     """A cell's source as one string (nbformat allows a list of lines; anything else is '')."""
     source = cell.get("source", "")
     if isinstance(source, list):
@@ -164,7 +167,7 @@ def cell_source(cell):
     return source if isinstance(source, str) else ""
 
 
-def read_notebook_cells(data):
+def read_notebook_cells(data: bytes | str) -> list[dict[str, Any]]:
     """Cells of a version-4 notebook given as bytes or text (plain JSON: fast, no validation).
 
     Raises ValueError with a short reason when the content is not a notebook.
@@ -179,7 +182,7 @@ def read_notebook_cells(data):
     return cells
 
 
-def load_assignment(name, root=None):
+def load_assignment(name: str, root: Path | str | None = None) -> Assignment:
     """Read ``solutions/NAME/NAME.ipynb`` into an :class:`Assignment`."""
     root = Path(root) if root else find_course_root()
     path = root / "solutions" / name / f"{name}.ipynb"

@@ -14,6 +14,8 @@ import base64
 import json
 import math
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +34,7 @@ _ALLOWED_DTYPES = {"|b1", "<i1", "<i2", "<i4", "<i8", "|i1", "|u1", "<u1", "<u2"
 class SandboxError(Exception):
     """The sandbox could not answer: it timed out, died or broke the protocol."""
 
-    def __init__(self, kind, message):
+    def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind  # "timeout", "died", "memory", "protocol", "budget"
 
@@ -40,11 +42,12 @@ class SandboxError(Exception):
 class RemoteError(Exception):
     """The student's code raised an exception (its type, type hierarchy and message)."""
 
-    def __init__(self, exc_type, mro, message):
+    def __init__(self, exc_type: str, mro: Iterable[str], message: str) -> None:
         super().__init__(f"{exc_type}: {message}" if message else exc_type)
         self.exc_type = exc_type
         self.mro = tuple(mro)
         self.message = message
+        self.warnings: list[str] = []  # warnings the call emitted before it raised
 
 
 # ---------------------------------------------------------------- text from the student
@@ -52,7 +55,7 @@ class RemoteError(Exception):
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def clean_text(value, limit=1000):
+def clean_text(value: object, limit: int = 1000) -> str:
     """``value`` as valid UTF-8 text of at most ``limit`` characters, without control codes.
 
     Every string that comes from a student (messages, warnings, output, folder names) passes
@@ -71,7 +74,7 @@ def clean_text(value, limit=1000):
 
 # ---------------------------------------------------------------- plain-data codec
 
-def encode(value, depth=0):
+def encode(value: Any, depth: int = 0) -> Any:
     """Encode grader-side inputs (numbers, strings, sequences, numeric/str arrays)."""
     if depth > 20:
         raise TypeError("value nested too deeply")
@@ -107,13 +110,13 @@ class _Budget:
     def __init__(self, limit=MAX_ELEMENTS):
         self.left = limit
 
-    def take(self):
+    def take(self) -> None:
         self.left -= 1
         if self.left < 0:
             raise ValueError(f"reply has more than {MAX_ELEMENTS} elements")
 
 
-def decode(obj, depth=0, budget=None):
+def decode(obj: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
     """Strictly decode a reply into plain data; anything unexpected is a protocol error.
 
     Strings are cleaned (:func:`clean_text`); arrays must be numeric or short unicode strings;
@@ -164,7 +167,7 @@ def _decode_array(obj):
     return arr
 
 
-def parse_reply(data):
+def parse_reply(data: bytes) -> dict[str, Any]:
     """Bytes of one message → dict, or ValueError (malformed, too nested, too many elements)."""
     if data.count(b"[") + data.count(b"{") > MAX_ELEMENTS:
         raise ValueError(f"reply has more than {MAX_ELEMENTS} lists and dicts")

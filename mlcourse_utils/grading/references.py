@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import types
+from collections.abc import Iterable
 from pathlib import Path
 
 from .notebook import cell_source, grade_id, is_answer_cell, read_notebook_cells
@@ -30,7 +31,7 @@ REFERENCE_MODULES = {
 MAX_HELPERS = 12
 
 
-def reference_module(name):
+def reference_module(name: str) -> types.ModuleType | None:
     """The reference module of assignment ``name`` (imported), or None if there is none."""
     module = REFERENCE_MODULES.get(name, name)
     if not module.isidentifier():
@@ -49,7 +50,7 @@ def _global_names(code):
     return names
 
 
-def reference_source(module, function):
+def reference_source(module: types.ModuleType, function: str) -> str | None:
     """Source of ``module.function`` followed by the package functions it calls (transitively:
     a copy of the reference may carry its helpers along), or None when there is no such
     function."""
@@ -74,7 +75,7 @@ def reference_source(module, function):
     return "\n\n".join(parts) if parts else None
 
 
-def notebook_answers(path):
+def notebook_answers(path: Path | str) -> dict[str, str]:
     """``{grade_id: source}`` of the answer cells of a course notebook ({} if it is missing)."""
     path = Path(path)
     if not path.is_file():
@@ -86,12 +87,13 @@ def notebook_answers(path):
     return answers
 
 
-def release_stubs(name, root):
+def release_stubs(name: str, root: Path | str) -> dict[str, str]:
     """The release notebook's answer cells (the starting code every student gets)."""
     return notebook_answers(Path(root) / "exercises" / name / f"{name}.ipynb")
 
 
-def references(name, tasks, root):
+def references(name: str, tasks: Iterable[str],
+               root: Path | str) -> dict[str, list[tuple[str, str]]]:
     """``{task: [(label, source), ...]}``: the reference function and the instructor's answer."""
     module = reference_module(name)
     solution = notebook_answers(Path(root) / "solutions" / name / f"{name}.ipynb")

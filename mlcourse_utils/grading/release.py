@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from .notebook import find_course_root, grade_id, is_test_cell
@@ -15,18 +16,18 @@ ASSIGNMENTS = ["mle", "bayes", "naive_bayes", "gda", "logistic_regression",
                "information_theory", "ridge_lasso"]
 
 
-def available_assignments(root):
+def available_assignments(root: Path | str) -> list[str]:
     """Assignments that have a source notebook, in course order."""
     names = [p.name for p in sorted((Path(root) / "solutions").iterdir())
              if (p / f"{p.name}.ipynb").is_file()]
     return sorted(names, key=lambda n: (ASSIGNMENTS.index(n) if n in ASSIGNMENTS else 99, n))
 
 
-#: Files next to a notebook that are copied into its scratch folder (data it may read).
+#: Largest file next to a notebook that is copied into its scratch folder (data it may read).
 _MAX_COPIED_FILE = 5 * 2**20
 
 
-def run_notebook(path, timeout=120):
+def run_notebook(path: Path | str, timeout: float = 120) -> list[tuple[str, str, bool]]:
     """Execute a notebook in a scratch folder; return ``[(cell, error text, is a test cell)]``.
 
     Every cell runs (errors do not stop the run). The error list names each failing cell by its
@@ -66,7 +67,8 @@ def run_notebook(path, timeout=120):
     return errors
 
 
-def release(names=None, root=None, check=True, quiet=False):
+def release(names: Iterable[str] | None = None, root: Path | str | None = None, check: bool = True,
+            quiet: bool = False) -> list[str]:
     """Regenerate ``exercises/NAME`` from ``solutions/NAME`` with nbgrader.
 
     With ``check`` (the default) each solution notebook is first executed and must pass every

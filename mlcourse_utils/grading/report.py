@@ -6,20 +6,25 @@ import csv
 import dataclasses
 import functools
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .session import GradeResult, TestResult
+
+if TYPE_CHECKING:
+    from .notebook import Assignment
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_text(value):
+def csv_text(value: object) -> str:
     """A text cell a spreadsheet shows as text: a leading =, +, -, @ or tab is quoted with '."""
     text = str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def write_csvs(results, assignment, out):
+def write_csvs(results: Mapping[str, GradeResult], assignment: Assignment, out: Path) -> None:
     """``out/grades.csv`` and ``out/task_scores.csv``: a row per student (and task), sorted."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -45,7 +50,8 @@ class Results:
     results: dict[str, GradeResult]
 
 
-def write_results(results, assignment, out):
+def write_results(results: Mapping[str, GradeResult], assignment: Assignment,
+                  out: Path | str) -> None:
     """``out/results.json``: every student's full result, for tools (merging shards, exports)."""
     data = {"assignment": assignment.name,
             "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
@@ -53,7 +59,7 @@ def write_results(results, assignment, out):
                                             encoding="utf-8")
 
 
-def read_results(out):
+def read_results(out: Path | str) -> Results:
     """Read ``out/results.json`` back (ValueError when it is missing or not ours)."""
     path = Path(out) / "results.json"
     try:
@@ -85,7 +91,7 @@ def _template():
     return env.get_template("feedback.html")
 
 
-def write_feedback(result, assignment, path):
+def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str) -> None:
     """One self-contained HTML page for a student: every task, each failing test in words.
 
     Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code

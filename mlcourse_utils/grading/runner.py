@@ -11,6 +11,8 @@ including this loop. The grader therefore treats every byte that comes back as u
 with deadlines and size limits, and decides every verdict in its own process.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import platform
@@ -108,12 +110,12 @@ def _read_exact(n):
     return b"".join(chunks)
 
 
-def receive():
+def receive() -> dict[str, object]:
     (n,) = struct.unpack(">I", _read_exact(4))
     return json.loads(_read_exact(n))
 
 
-def send(obj):
+def send(obj: dict[str, object]) -> None:
     payload = json.dumps(obj, allow_nan=False).encode()
     data = memoryview(struct.pack(">I", len(payload)) + payload)
     while data:
@@ -124,7 +126,7 @@ if MODE == "fallback":
     # Without namespaces the real package is on disk; block its import and report the attempt.
     # (A determined student can remove this hook; see the README's "Limits" section.)
     class _Blocker:
-        def find_spec(self, name, path=None, target=None):
+        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
             if name == "mlcourse_utils" or name.startswith("mlcourse_utils."):
                 send({"event": "delegation"})
                 raise ImportError(
@@ -140,7 +142,7 @@ import numpy as np  # noqa: E402
 _ALLOWED_KINDS = "biufU"
 
 
-def encode(value, depth=0):
+def encode(value: object, depth: int = 0) -> object:
     """Plain data only: numbers, strings, None, lists, tuples, str-keyed dicts, numeric arrays."""
     if depth > 20:
         raise TypeError("the returned value is nested too deeply")
@@ -177,7 +179,7 @@ def encode(value, depth=0):
     )
 
 
-def decode(obj):
+def decode(obj: object) -> object:
     if isinstance(obj, list):
         return [decode(v) for v in obj]
     if isinstance(obj, dict):

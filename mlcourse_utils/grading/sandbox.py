@@ -43,7 +43,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from . import cgroups
 from .protocol import (
@@ -92,7 +94,7 @@ def _probe(flags):
 
 
 @functools.lru_cache(maxsize=1)
-def namespace_flags():
+def namespace_flags() -> tuple[str, ...] | None:
     """The ``unshare`` flags that work on this machine, or None (fallback mode)."""
     if sys.platform != "linux" or shutil.which("unshare") is None:
         return None
@@ -234,8 +236,9 @@ class Sandbox:
     the environment itself, e.g. a ``.venv`` in the repository).
     """
 
-    def __init__(self, hidden=(), memory_mb=4096, startup_timeout=60, isolate=True,
-                 use_cgroups=True):
+    def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
+                 startup_timeout: float = 60, isolate: bool = True,
+                 use_cgroups: bool = True) -> None:
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
@@ -254,7 +257,7 @@ class Sandbox:
         self._ids = itertools.count(1)
 
     # -- lifecycle
-    def start(self, deadline=None):
+    def start(self, deadline: float | None = None) -> Sandbox:
         """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
@@ -318,7 +321,7 @@ class Sandbox:
                      "cgroup_controllers": self.cgroup.controllers if self.cgroup else []}
         return self
 
-    def kill(self):
+    def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -353,7 +356,7 @@ class Sandbox:
 
     close = kill
 
-    def output(self, limit=20000):
+    def output(self, limit: int = 20000) -> str:
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
         self._log.seek(0)
         return clean_text(self._log.read(4 * limit + 4), limit).replace("\\x0d", "")
@@ -467,13 +470,15 @@ class Sandbox:
                            [clean_text(m, 100) for m in mro[:30]],
                            clean_text(reply.get("message", ""), 1000))
 
-    def exec_cell(self, source, timeout, deadline=None):
+    def exec_cell(self, source: str, timeout: float,
+                  deadline: float | None = None) -> tuple[RemoteError | None, list[str]]:
         """Run one cell. Returns ``(error or None, warnings)``; raises SandboxError."""
         reply = self._request({"op": "exec", "source": source}, timeout, deadline)
         error = None if reply.get("ok") is True else self._remote_error(reply)
         return error, self._warnings(reply)
 
-    def call(self, name, args, kwargs, timeout, deadline=None):
+    def call(self, name: str, args: Iterable[Any], kwargs: Mapping[str, Any], timeout: float,
+             deadline: float | None = None) -> tuple[Any, list[str]]:
         """Call the notebook's function ``name``; returns ``(value, warnings)``.
 
         Raises :class:`RemoteError` when the student's function raised, and

@@ -19,7 +19,7 @@ class TestStatus:
     message: str = ""
 
 
-def is_emptied_hidden_test(source):
+def is_emptied_hidden_test(source: str) -> bool:
     """Whether a release's test cell holds no code: its tests were hidden (run when graded)."""
     try:
         body = parse_python(source).body
@@ -38,7 +38,8 @@ def _explain(message):
     return message
 
 
-def check_notebook(path, timeout=120):
+def check_notebook(path: Path | str,
+                   timeout: float = 120) -> tuple[list[TestStatus], list[tuple[str, str]]]:
     """Run a student's notebook: ``(tests, other_errors)`` in notebook order.
 
     ``tests`` is a list of :class:`TestStatus`; a test cell whose tests are hidden in the

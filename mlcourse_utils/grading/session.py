@@ -14,11 +14,15 @@ import ast
 import dataclasses
 import re
 import time
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .checks import hidden_inputs
 from .notebook import (
+    Assignment,
     cell_source,
     compile_cell,
     grade_id,
@@ -84,7 +88,7 @@ class GradeResult:
         return sum(t.earned for t in self.tests)
 
     @classmethod
-    def zero(cls, student: str, assignment, reason: str) -> GradeResult:
+    def zero(cls, student: str, assignment: Assignment, reason: str) -> GradeResult:
         """Zero for every test of ``assignment``, with ``reason`` for every task."""
         result = cls(student, assignment.name)
         result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
@@ -151,7 +155,7 @@ class _Session:
             return SandboxError("budget", "used up its total grading time")
         return exc
 
-    def ensure(self):
+    def ensure(self) -> None:
         """Make sure a sandbox runs with every cell executed: start it, or restart and replay.
 
         A cell that kills, stalls or breaks the process is skipped from then on (with its
@@ -192,11 +196,16 @@ class _Session:
                         self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
                     self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
 
-    def call(self, name, args, kwargs):
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        restarting = self.sandbox is None
         try:
             self.ensure()
         except SandboxError as exc:
             raise _Fatal(exc) from None
+        if restarting:
+            # Starting the process and replaying the cells had their own limits (per cell, and
+            # the student's budget); the test's time starts now, not before the restart.
+            self.deadline = time.monotonic() + self.timeout
         deadline = min(self.deadline, self.budget_end)
         left = deadline - time.monotonic()
         if left <= 0:
@@ -220,7 +229,7 @@ class _Session:
             self.outputs.append(self.sandbox.output())
             self.sandbox.kill()
 
-    def close(self):
+    def close(self) -> None:
         self._collect_output()
         self.sandbox = None
 
@@ -255,7 +264,7 @@ class _StudentFunction:
             raise
 
 
-def uses_reference(source):
+def uses_reference(source: str) -> bool:
     """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
 
     Disguised imports (``importlib.import_module("ml" + "course_utils")``) are caught at run
@@ -294,8 +303,7 @@ def _static_checks(cells):
     return delegated, notes
 
 
-#: Largest notebook file accepted from a student.
-def check_setup(assignment):
+def check_setup(assignment: Assignment) -> None:
     """Run the source notebook's setup cells once in the grader; ValueError if one fails.
 
     Setup cells (imports and data before the first task) run before every test cell. One that
@@ -311,8 +319,10 @@ def check_setup(assignment):
                              "(plain code before the first task) must run on their own") from None
 
 
-def grade_notebook(assignment, path, student="student", *, timeout=60.0, memory_mb=4096,
-                   hidden=(), student_timeout=None, secret=None):
+def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
+                   student: str = "student", *, timeout: float = 60.0, memory_mb: int = 4096,
+                   hidden: Collection[Path | str] = (), student_timeout: float | None = None,
+                   secret: bytes | None = None) -> GradeResult:
     """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
 
     ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).

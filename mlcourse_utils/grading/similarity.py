@@ -29,9 +29,11 @@ import dataclasses
 import math
 import time
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
-from .fingerprints import K, normalise
+from .fingerprints import Code, K, normalise
 from .notebook import (
     cell_source,
     find_course_root,
@@ -97,7 +99,7 @@ class Report:
     unread: dict[str, str]
     notes: list[tuple[str, str, str]]
     missing_references: list[str]
-    settings: dict
+    settings: dict[str, float]
     candidates: int = 0
     seconds: float = 0.0
 
@@ -113,11 +115,11 @@ class _Overlap:
     shared: int
 
     @property
-    def score(self):
+    def score(self) -> float:
         return max(self.coverage_a, self.coverage_b)
 
     @property
-    def matched(self):
+    def matched(self) -> int:
         return min(self.covered_a, self.covered_b)
 
 
@@ -125,7 +127,7 @@ def _span(code):
     return min(K, len(code.tokens))
 
 
-def own_tokens(code, ignore=frozenset()):
+def own_tokens(code: Code, ignore: AbstractSet[int] = frozenset()) -> int:
     """How many tokens of ``code`` lie in at least one k-gram that is not in ``ignore``."""
     span, mask = _span(code), bytearray(len(code.tokens))
     if not code.where.keys() & ignore:
@@ -144,7 +146,8 @@ def _covered(code, shared):
     return sum(mask)
 
 
-def overlap(a, b, ignore=frozenset(), own_a=None, own_b=None):
+def overlap(a: Code, b: Code, ignore: AbstractSet[int] = frozenset(), own_a: int | None = None,
+            own_b: int | None = None) -> _Overlap | None:
     """How much of two normalised answers (:class:`~.fingerprints.Code`) is shared, the k-grams
     in ``ignore`` (boilerplate, common code) left out of both; None when nothing is shared.
     ``own_a`` and ``own_b`` are :func:`own_tokens` when already known."""
@@ -159,7 +162,8 @@ def overlap(a, b, ignore=frozenset(), own_a=None, own_b=None):
                     len((a.fingerprints & b.fingerprints) - ignore))
 
 
-def regions(a, b, ignore=frozenset()):
+def regions(a: Code, b: Code,
+            ignore: AbstractSet[int] = frozenset()) -> tuple[dict[int, int], dict[int, int]]:
     """``(lines of a, lines of b)``, each ``{line: region}``: the lines holding shared code.
 
     A region is a run of consecutive shared k-grams in ``a``, numbered in order; ``b``'s lines
@@ -189,9 +193,11 @@ def _sides(label_a, a, label_b, b, found, ignore):
             Side(clean_text(label_b, 200), b.text, lines_b, found.coverage_b, b.note))
 
 
-def analyse(name, tasks, answers, stubs, refs, *, threshold=THRESHOLD, min_tokens=MIN_TOKENS,
-            min_tokens_total=MIN_TOKENS_TOTAL, common_fraction=COMMON_FRACTION,
-            min_common=MIN_COMMON, unread=None):
+def analyse(name: str, tasks: Sequence[str], answers: Mapping[str, Mapping[str, str]],
+            stubs: Mapping[str, str], refs: Mapping[str, Sequence[tuple[str, str]]], *,
+            threshold: float = THRESHOLD, min_tokens: int = MIN_TOKENS,
+            min_tokens_total: int = MIN_TOKENS_TOTAL, common_fraction: float = COMMON_FRACTION,
+            min_common: int = MIN_COMMON, unread: Mapping[str, str] | None = None) -> Report:
     """Compare a class's answers.
 
     ``answers``: ``{student: {task: source}}``; ``stubs``: ``{task: release source}``;
@@ -320,7 +326,8 @@ def _total(a, b, kind, found, own_a, own_b, threshold, min_total):
 
 # ---------------------------------------------------------------- reading a class
 
-def read_answers(name, submissions, notebook, tasks):
+def read_answers(name: str, submissions: Path | str, notebook: str,
+                 tasks: Iterable[str]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """``({student: {task: source}}, {student: reason it could not be read})``."""
     answers, unread = {}, {}
     wanted = set(tasks)
@@ -348,7 +355,8 @@ def read_answers(name, submissions, notebook, tasks):
     return answers, unread
 
 
-def find_similar(name, submissions, *, root=None, **options):
+def find_similar(name: str, submissions: Path | str, *, root: Path | str | None = None,
+                 **options: float) -> Report:
     """Read SUBMISSIONS and compare every student's answers to assignment ``name``."""
     start = time.perf_counter()
     root = Path(root) if root else find_course_root()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .protocol import clean_text
 from .report import csv_text
-from .similarity import ALL_TASKS
+from .similarity import ALL_TASKS, Report
 
 #: Side-by-side sections on the page (the table and the CSV list every flagged row).
 MAX_SHOWN = 300
@@ -28,7 +28,7 @@ CSV_COLUMNS = ["student_a", "student_b", "task", "score", "shared_fingerprints",
                "matched_tokens", "kind"]
 
 
-def write_csv(report, path):
+def write_csv(report: Report, path: Path | str) -> None:
     """One row per flagged pair and task (``student_b`` is "reference" when ``kind`` is)."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -76,7 +76,7 @@ def _template():
     return env.get_template("similarity.html")
 
 
-def write_html(report, path):
+def write_html(report: Report, path: Path | str) -> None:
     """The page: summary, flagged rows, then the code of each side by side, regions coloured."""
     shown = []
     for number, m in enumerate(report.matches[:MAX_SHOWN], 1):
@@ -90,7 +90,7 @@ def write_html(report, path):
     Path(path).write_text(page, encoding="utf-8")
 
 
-def write_report(report, out):
+def write_report(report: Report, out: Path | str) -> tuple[Path, Path]:
     """``out/similarity.csv`` and ``out/similarity.html``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

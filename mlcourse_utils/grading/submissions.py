@@ -28,7 +28,7 @@ class Refused:
     reason: str
 
 
-def read_submitted_file(path, limit=MAX_NOTEBOOK_BYTES):
+def read_submitted_file(path: Path | str, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
     """The bytes of a submitted file, read as data: no links, no devices or pipes, capped size.
 
     Raises ValueError with a reason in words.
@@ -59,7 +59,7 @@ def read_submitted_file(path, limit=MAX_NOTEBOOK_BYTES):
         os.close(fd)
 
 
-def student_id(name):
+def student_id(name: str) -> str:
     """A folder name as a student id: valid UTF-8, printable, at most 100 characters."""
     raw = os.fsencode(name)
     text = clean_text(raw, 100)
@@ -68,7 +68,8 @@ def student_id(name):
     return text
 
 
-def find_submissions(name, submissions, notebook):
+def find_submissions(name: str, submissions: Path | str,
+                     notebook: str) -> dict[str, Path | Refused | None]:
     """``{student_id: notebook path, None (nothing submitted) or Refused}`` for both layouts.
 
     Submissions are data: a student folder, an assignment folder or a notebook that is a

@@ -2,8 +2,10 @@
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
 the task's test cells the mistake fails). Points per task: model_posterior 1 visible + 1 hidden
-(random) + 2 hidden (log space); beta_map 1 visible + 1 ValueError + 2 hidden;
-gaussian_mean_posterior 1 visible + 2 hidden + 1 hidden (no data); the others 1 visible + 2 hidden.
+(random) + 2 log space (a visible check, then hidden cases); beta_map 1 visible + 1 ValueError
++ 2 hidden; gaussian_mean_posterior 1 visible + 2 hidden + 1 no data (a visible check, then hidden
+cases); beta_posterior, posterior_predictive_heads and beta_credible_interval 1 visible + 1 visible
+edge case + 2 hidden.
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -38,7 +40,7 @@ WRONG = {
          "    return np.exp(lj - logsumexp(lj))\n", 0),
     ],
     "beta_posterior": [
-        # Heads added to b and tails to a.
+        # Heads added to b and tails to a (right with no data, wrong with fractional counts).
         ("def beta_posterior(a, b, n_heads, n_tails):\n"
          "    return a + n_tails, b + n_heads\n", 0),
         # Off by one: the Beta exponents a - 1 + N_H instead of the parameters.
@@ -66,7 +68,7 @@ WRONG = {
          "    return a / (a + b)\n", 1),
     ],
     "posterior_predictive_heads": [
-        # Plug-in MAP estimate instead of the posterior mean.
+        # Plug-in MAP estimate instead of the posterior mean (fails everywhere, also with no data).
         ("def posterior_predictive_heads(a, b, n_heads, n_tails):\n"
          "    return (n_heads + a - 1) / (n_heads + n_tails + a + b - 2)\n", 0),
         # Plug-in maximum likelihood: no prior.
@@ -85,7 +87,7 @@ WRONG = {
         ("from scipy import stats\n"
          "def beta_credible_interval(a, b, mass=0.95):\n"
          "    return tuple(stats.beta.ppf([0.025, 0.975], a, b))\n", 0),
-        # a and b swapped (right for symmetric Beta(1, 1) only).
+        # a and b swapped (right for symmetric Beta(1, 1) only; wrong for Beta(1/2, 1)).
         ("from scipy import stats\n"
          "def beta_credible_interval(a, b, mass=0.95):\n"
          "    t = (1 - mass) / 2\n"

@@ -1,8 +1,10 @@
 """Hand-written answers for the `gda` assignment, used by tests/test_assignments.py.
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
-the task's test cells the mistake fails). Points per task: a visible cell worth 1 and a hidden
-cell worth 2; nearest_centroid_predict has a third cell for exact ties worth 1 (4 in all).
+the task's test cells the mistake fails). Points per task: fit_qda, fit_lda, gda_log_joint and
+lda_coefficients 1 visible + 1 visible edge case + 2 hidden; regularized_cov 1 visible (with the
+end points lambda = 0 and 1) + 2 hidden; nearest_centroid_predict 1 visible + 2 hidden + 1 exact
+ties (visible checks, then hidden cases).
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -10,7 +12,7 @@ MODULE = "gda"
 
 WRONG = {
     "fit_qda": [
-        # np.cov's default divides by N_c - 1.
+        # np.cov's default divides by N_c - 1 (nan for the one-sample class of the edge case).
         ("import numpy as np\n"
          "def fit_qda(X, y):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
@@ -20,7 +22,8 @@ WRONG = {
          "    covs = np.array([np.atleast_2d(np.cov(X[y == c], rowvar=False)) for c in classes])\n"
          "    return classes, priors, means, covs\n", 0),
         # Classes in order of first appearance instead of sorted: right on the visible examples
-        # (whose labels appear in sorted order), wrong on shuffled labels.
+        # (whose labels appear in sorted order), wrong on the edge case's labels [5, 2, 5] and on
+        # shuffled labels.
         ("import numpy as np\n"
          "def fit_qda(X, y):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
@@ -72,7 +75,7 @@ WRONG = {
          "    return classes, priors, means, R.T @ R / len(y)\n", 0),
     ],
     "gda_log_joint": [
-        # The seed's mistake: the log-determinant term is dropped.
+        # The seed's mistake: the log-determinant term is dropped (the edge case has |Sigma_1| = 4).
         ("import numpy as np\n"
          "def gda_log_joint(X, priors, means, covs):\n"
          "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
@@ -86,7 +89,8 @@ WRONG = {
          "        q = np.sum(d * np.linalg.solve(covs[c], d.T).T, axis=1)\n"
          "        out[:, c] = np.log(priors[c]) - 0.5 * D * np.log(2 * np.pi) - 0.5 * q\n"
          "    return out\n", 0),
-        # Unstable logs: the log of scipy's density underflows to -inf far from the means.
+        # Unstable logs: the log of scipy's density underflows to -inf far from the means (the
+        # edge case and the hidden far points).
         ("import numpy as np\n"
          "from scipy.stats import multivariate_normal\n"
          "def gda_log_joint(X, priors, means, covs):\n"
@@ -201,7 +205,8 @@ HONEST = {
             "    y = list(np.asarray(y).tolist())\n"
             "    classes = sorted(set(y))\n"
             "    N, D = X.shape\n"
-            "    means = {c: np.mean([X[i] for i in range(N) if y[i] == c], axis=0) for c in classes}\n"
+            "    means = {c: np.mean([X[i] for i in range(N) if y[i] == c], axis=0) "
+            "for c in classes}\n"
             "    S = np.zeros((D, D))\n"
             "    for i in range(N):\n"
             "        r = X[i] - means[y[i]]\n"

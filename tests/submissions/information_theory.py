@@ -227,7 +227,8 @@ WRONG = {
          "    s2 = np.mean(r ** 2)\n"
          "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
          "        raise ValueError('exact fit')\n"
-         "    data = n * (-np.log(precision) + 0.5 * np.log(2 * np.pi * s2)) + np.sum(r ** 2) / (2 * s2)\n"
+         "    data = n * (-np.log(precision) + 0.5 * np.log(2 * np.pi * s2)) "
+         "+ np.sum(r ** 2) / (2 * s2)\n"
          "    return float((degree + 2) / 2 * np.log(n) + data)\n", 1),
         # The unbiased variance (divide by N - degree - 1) instead of the ML one.
         ("import numpy as np\n"
@@ -413,14 +414,16 @@ HONEST = {
             "    x = np.asarray(x, dtype=float)\n"
             "    y = np.asarray(y, dtype=float)\n"
             "    if len(y) <= degree + 1:\n"
-            "        raise ValueError(f'N = {len(y)} is not larger than degree + 1 = {degree + 1}')\n"
+            "        raise ValueError(f'N = {len(y)} is not larger than "
+            "degree + 1 = {degree + 1}')\n"
             "    f = np.polynomial.Chebyshev.fit(x, y, degree)\n"
             "    r = y - f(x)\n"
             "    s2 = np.mean(r ** 2)\n"
             "    if s2 <= 1e-20 * np.mean(y ** 2):\n"
             "        raise ValueError('exact fit')\n"
             "    logpdf = stats.norm.logpdf(y, loc=f(x), scale=np.sqrt(s2))\n"
-            "    return (degree + 2) / 2 * np.log2(len(y)) - np.sum(np.log2(precision) + logpdf / np.log(2))\n",
+            "    return (degree + 2) / 2 * np.log2(len(y)) "
+            "- np.sum(np.log2(precision) + logpdf / np.log(2))\n",
     },
     "warnings_and_prints": {
         "entropy":

@@ -56,7 +56,8 @@ WRONG = {
          "def logistic_nll(w, b, X, y, l2=0.0):\n"
          "    w = np.asarray(w, float); y = np.asarray(y, float)\n"
          "    a = np.asarray(X, float) @ w + b\n"
-         "    return np.sum(np.logaddexp(0, np.where(y == 1, -a, a))) + 0.5 * l2 * (w @ w + b * b)\n",
+         "    return np.sum(np.logaddexp(0, np.where(y == 1, -a, a))) "
+         "+ 0.5 * l2 * (w @ w + b * b)\n",
          1),
         # The penalty without its factor 1/2.
         ("import numpy as np\n"
@@ -348,7 +349,8 @@ HONEST = {
             "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
             "    X = np.asarray(X, dtype=float)\n"
             "    classes = sorted(set(np.asarray(y).tolist()))\n"
-            "    T = np.array([[1.0 if v == c else 0.0 for c in classes] for v in np.asarray(y).tolist()])\n"
+            "    T = np.array([[1.0 if v == c else 0.0 for c in classes] "
+            "for v in np.asarray(y).tolist()])\n"
             "    theta = np.zeros((X.shape[1] + 1, len(classes)))      # W stacked on b\n"
             "    Xt = np.hstack([X, np.ones((len(X), 1))])\n"
             "    penalty = np.ones_like(theta); penalty[-1] = 0.0\n"
@@ -394,9 +396,10 @@ HONEST = {
             "    return theta[:-1], theta[-1]\n",
         "softmax":
             "import numpy as np\n"
+            "from scipy.special import logsumexp\n"
             "def softmax(A):\n"
+            "    # exp(a_c - log sum_c' exp(a_c')), with scipy's stable log-sum-exp\n"
             "    A = np.asarray(A, dtype=float)\n"
-            "    Z = A - A.max(axis=-1, keepdims=True)\n"
-            "    return np.exp(Z - np.log(np.exp(Z).sum(axis=-1, keepdims=True)))\n",
+            "    return np.exp(A - logsumexp(A, axis=-1, keepdims=True))\n",
     },
 }

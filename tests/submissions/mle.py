@@ -1,7 +1,8 @@
 """Hand-written answers for the `mle` assignment, used by tests/test_assignments.py.
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
-the task's test cells the mistake fails: the visible cell is worth 1 point, the hidden 2).
+the task's test cells the mistake fails: the visible worked example is worth 1 point, the visible
+edge case 1, the hidden cell 2).
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -9,19 +10,21 @@ MODULE = "mle"
 
 WRONG = {
     "sequence_likelihood": [
-        # p and 1 - p swapped: fails the bent coin (visible) and the random cases (hidden).
+        # p and 1 - p swapped: fails the bent coin (visible), "HHHH" with p = 1 (edge) and the
+        # random cases (hidden).
         ("def sequence_likelihood(flips, p_heads):\n"
          "    return (1 - p_heads) ** flips.count('H') * p_heads ** flips.count('T')\n", 0),
     ],
     "bernoulli_mle": [
-        # N_T / N instead of N_H / N.
+        # N_T / N instead of N_H / N: fails everywhere (all tails gives 1 in the edge case).
         ("import numpy as np\n"
          "def bernoulli_mle(x):\n"
          "    x = np.asarray(x)\n"
          "    return float(np.mean(1 - x))\n", 0),
     ],
     "bernoulli_log_likelihood": [
-        # Unstable logs: 0 * log(0) = nan at theta = 1 or 0; right on the visible example.
+        # Unstable logs: 0 * log(0) = nan at theta = 1 or 0: right on the visible example, wrong
+        # in the edge case (theta = 1, heads only) and in the hidden one.
         ("import numpy as np\n"
          "def bernoulli_log_likelihood(theta, x):\n"
          "    x = np.asarray(x)\n"
@@ -29,14 +32,14 @@ WRONG = {
          "    return float(n_h * np.log(theta) + n_t * np.log(1 - theta))\n", 1),
     ],
     "gaussian_mle": [
-        # Variance with N - 1.
+        # Variance with N - 1 (nan for the single sample of the edge case).
         ("import numpy as np\n"
          "def gaussian_mle(x):\n"
          "    x = np.asarray(x, dtype=float)\n"
          "    return x.mean(), x.var(ddof=1)\n", 0),
     ],
     "mvn_mle": [
-        # np.cov's default divides by N - 1.
+        # np.cov's default divides by N - 1 (nan for the single row of the edge case).
         ("import numpy as np\n"
          "def mvn_mle(X):\n"
          "    X = np.asarray(X, dtype=float)\n"
@@ -50,7 +53,7 @@ WRONG = {
          "    return mu, C.T @ C / len(X)\n", 0),
     ],
     "linear_regression_mle": [
-        # No intercept.
+        # No intercept (w != 0 for the constant y of the edge case).
         ("import numpy as np\n"
          "def linear_regression_mle(X, y):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float)\n"

@@ -1,10 +1,11 @@
 """Hand-written answers for the `naive_bayes` assignment, used by tests/test_assignments.py.
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
-the task's test cells the mistake fails). Points per task: fit_bernoulli_nb 1 visible + 2
-hidden; bernoulli_nb_log_joint 1 visible + 1 hidden (random, D up to 1500) + 2 hidden (theta
-exactly 0 or 1); predict_proba_from_log_joint 1 + 2; fit_gaussian_nb 1 + 2; nb_linear_weights
-1 visible + 1 visible (raises ValueError) + 2 hidden.
+the task's test cells the mistake fails). Points per task: fit_bernoulli_nb,
+predict_proba_from_log_joint and fit_gaussian_nb 1 visible + 1 visible edge case + 2 hidden;
+bernoulli_nb_log_joint 1 visible + 1 hidden (random, D up to 1500) + 2 theta exactly 0 or 1 (a
+visible check, then hidden cases); nb_linear_weights 1 visible + 1 visible (raises ValueError)
++ 2 hidden.
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -12,26 +13,30 @@ MODULE = "naive_bayes"
 
 WRONG = {
     "fit_bernoulli_nb": [
-        # Off by one in the smoothing: N_c + alpha instead of N_c + 2 alpha (visible alpha=1 fails).
+        # Off by one in the smoothing: N_c + alpha instead of N_c + 2 alpha (visible alpha=1 and
+        # edge alpha=0.5 fail).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes = np.unique(y)\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + alpha) "
+         "for c in classes])\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), theta\n", 0),
         # Classes in order of first appearance instead of sorted ('spam' comes first).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes = np.array(list(dict.fromkeys(y.tolist())))\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) "
+         "for c in classes])\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), theta\n", 0),
-        # The class prior smoothed too: log((N_c + alpha) / (N + C alpha)).
+        # The class prior smoothed too: log((N_c + alpha) / (N + C alpha)) (wrong for alpha > 0).
         ("import numpy as np\n"
          "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
          "    classes, counts = np.unique(y, return_counts=True)\n"
-         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) for c in classes])\n"
+         "    theta = np.array([(X[y == c].sum(0) + alpha) / ((y == c).sum() + 2 * alpha) "
+         "for c in classes])\n"
          "    log_prior = np.log((counts + alpha) / (len(y) + len(classes) * alpha))\n"
          "    return classes, log_prior, theta\n", 0),
         # Ignores alpha: always add-one smoothing (the visible alpha=0 call fails).
@@ -80,7 +85,8 @@ WRONG = {
          "    L = np.asarray(log_joint, float)\n"
          "    p = np.exp(L - L.max(axis=0, keepdims=True))\n"
          "    return p / p.sum(axis=0, keepdims=True)\n", 0),
-        # One global maximum instead of one per row: rows near 0 and near -1e4 together fail.
+        # One global maximum instead of one per row: rows near 0 and near -1e4 together fail
+        # (the visible edge case and the hidden cell).
         ("import numpy as np\n"
          "def predict_proba_from_log_joint(log_joint):\n"
          "    L = np.asarray(log_joint, float)\n"
@@ -97,7 +103,8 @@ WRONG = {
          "    var = np.array([X[y == c].var(0, ddof=1) for c in classes])\n"
          "    var = var + var_smoothing * X.var(0).max()\n"
          "    return classes, np.log([(y == c).mean() for c in classes]), means, var\n", 0),
-        # epsilon per feature (var_smoothing * Var(X[:, d])) instead of the largest variance.
+        # epsilon per feature (var_smoothing * Var(X[:, d])) instead of the largest variance
+        # (right only with var_smoothing=0).
         ("import numpy as np\n"
          "def fit_gaussian_nb(X, y, var_smoothing=0.0):\n"
          "    X = np.asarray(X, float); y = np.asarray(y)\n"
@@ -222,7 +229,8 @@ HONEST = {
             "from scipy.special import xlogy, xlog1py\n"
             "def bernoulli_nb_log_joint(X, log_prior, theta):\n"
             "    X = np.asarray(X, float)[:, None, :]; theta = np.asarray(theta, float)[None]\n"
-            "    return np.asarray(log_prior) + (xlogy(X, theta) + xlog1py(1 - X, -theta)).sum(axis=2)\n",
+            "    return np.asarray(log_prior) "
+            "+ (xlogy(X, theta) + xlog1py(1 - X, -theta)).sum(axis=2)\n",
         "predict_proba_from_log_joint":
             "import numpy as np\n"
             "from scipy.special import softmax\n"
@@ -235,11 +243,14 @@ HONEST = {
             "    X = np.asarray(X, float); y = np.asarray(y)\n"
             "    classes, idx = np.unique(y, return_inverse=True)\n"
             "    labels = np.arange(len(classes))\n"
-            "    means = np.array([ndimage.mean(X[:, d], idx, labels) for d in range(X.shape[1])]).T\n"
-            "    var = np.array([ndimage.variance(X[:, d], idx, labels) for d in range(X.shape[1])]).T\n"
+            "    means = np.array([ndimage.mean(X[:, d], idx, labels) "
+            "for d in range(X.shape[1])]).T\n"
+            "    var = np.array([ndimage.variance(X[:, d], idx, labels) "
+            "for d in range(X.shape[1])]).T\n"
             "    eps = var_smoothing * max(X.var(axis=0))\n"
             "    counts = np.bincount(idx)\n"
-            "    return [classes.tolist(), np.log(counts / counts.sum()).tolist(), means, var + eps]\n",
+            "    return [classes.tolist(), np.log(counts / counts.sum()).tolist(), "
+            "means, var + eps]\n",
         "nb_linear_weights":
             "import numpy as np\n"
             "from scipy.special import logit\n"
@@ -276,8 +287,10 @@ HONEST = {
             "    classes, idx = np.unique(y, return_inverse=True)\n"
             "    n_c = np.bincount(idx)\n"
             "    means = np.array([np.mean(X[idx == k], axis=0) for k in range(len(classes))])\n"
-            "    second = np.array([np.mean(X[idx == k] ** 2, axis=0) for k in range(len(classes))])\n"
-            "    var = np.maximum(second - means ** 2, 0) + var_smoothing * np.var(X, axis=0).max()\n"
+            "    second = np.array([np.mean(X[idx == k] ** 2, axis=0) "
+            "for k in range(len(classes))])\n"
+            "    var = np.maximum(second - means ** 2, 0) "
+            "+ var_smoothing * np.var(X, axis=0).max()\n"
             "    return classes, np.log(n_c / len(y)), means, var\n",
     },
 }

@@ -398,8 +398,10 @@ HONEST = {
             "import numpy as np\n"
             "from scipy import linalg\n"
             "def lasso_objective(X, y, w, b, lam):\n"
-            "    r = np.asarray(y, dtype=float) - np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b\n"
-            "    return linalg.norm(r) ** 2 / (2 * len(r)) + lam * linalg.norm(np.asarray(w, dtype=float), 1)\n",
+            "    r = np.asarray(y, dtype=float) "
+            "- np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b\n"
+            "    return linalg.norm(r) ** 2 / (2 * len(r)) "
+            "+ lam * linalg.norm(np.asarray(w, dtype=float), 1)\n",
         # The Gram-matrix form: G = X_c^T X_c / N, q = G w kept up to date.
         "lasso_fit":
             "import numpy as np\n"

@@ -20,9 +20,16 @@ writer), so this extension switches it off and removes the merged solution nodes
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 EDITIONS = ("student", "instructor")
 #: Elements with one of these classes are instructor-only.
@@ -36,7 +43,8 @@ def _is_instructor_only(node):
 
     if isinstance(node, (solution_node, solution_start_node, solution_end_node)):
         return True
-    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(node.get("classes", ()))
+    return isinstance(node, nodes.Element) and not INSTRUCTOR_CLASSES.isdisjoint(
+        node.get("classes", ()))
 
 
 class RemoveInstructorContent(SphinxTransform):
@@ -46,7 +54,7 @@ class RemoveInstructorContent(SphinxTransform):
     # solution (including its code cells) into one solution node.
     default_priority = 50
 
-    def apply(self, **kwargs):
+    def apply(self, **kwargs: Any) -> None:
         if self.config.mlcourse_edition != "student":
             return
         doomed = [n for n in self.document.findall(nodes.Element) if _is_instructor_only(n)]
@@ -57,7 +65,8 @@ class RemoveInstructorContent(SphinxTransform):
 
 def _config_inited(app, config):
     if config.mlcourse_edition not in EDITIONS:
-        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, got {config.mlcourse_edition!r}")
+        raise ValueError(f"mlcourse_edition must be one of {EDITIONS}, "
+                         f"got {config.mlcourse_edition!r}")
     # Solutions are removed by RemoveInstructorContent (see the module docstring).
     config.hide_solutions = False
     app.tags.add(config.mlcourse_edition)
@@ -90,10 +99,54 @@ def _drop_unused_thebe(app, pagename, templatename, context, doctree):
             context[key] = [asset for asset in context[key] if not _is_thebe(asset)]
 
 
-def setup(app):
+_ICON = re.compile(r'<i class="([^"]*\bfa-[^"]*)"(?![^>]*aria-hidden)')
+_SEARCH_FIELD = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?)'
+                           r' aria-label="Search"')
+_THEME_SWITCH = re.compile(r'(<button class="[^"]*\btheme-switch-button\b[^"]*"[^>]*?)'
+                           r' aria-label="Color mode"')
+_TOGGLE_SUMMARY = re.compile(r'<summary aria-label="Toggle hidden content">')
+_CITATION = re.compile(r'(<div class="citation"[^>]*?) role="doc-biblioentry"')
+
+
+def _accessible_theme_html(html):
+    """Fix the WCAG problems of the theme's and the writers' markup that axe-core reports.
+
+    - Icon-font glyphs (``<i class="fa-...">``) are decorative: hidden from assistive
+      technology, so a button's accessible name (its ``aria-label``) is not contradicted by a
+      glyph.
+    - The wide search field shows the text "Search Ctrl+K", so its name comes from that text
+      rather than from an ``aria-label`` that leaves part of it out (WCAG 2.5.3, label in name).
+    - The colour-mode button shows one of three icons whose titles ("Light", "Dark", "System
+      Settings") are its visible label; its name "Color mode" left them out (label in name),
+      so the name now contains them.
+    - The "Show code cell source" summaries of hidden code cells (myst-nb) were named "Toggle
+      hidden content", which is not the text they show: their name now comes from that text.
+    - Bibliography entries (docutils) sit in a ``role="list"`` but carry the deprecated role
+      ``doc-biblioentry``, so the list had no list items (a critical violation): they are
+      ``listitem`` now.
+    """
+    html = _ICON.sub(r'<i class="\1" aria-hidden="true"', html)
+    html = _SEARCH_FIELD.sub(r"\1", html)
+    html = _THEME_SWITCH.sub(r'\1 aria-label="Color mode: light, dark or system settings"', html)
+    html = _TOGGLE_SUMMARY.sub("<summary>", html)
+    return _CITATION.sub(r'\1 role="listitem"', html)
+
+
+def _fix_theme_accessibility(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        fixed = _accessible_theme_html(text)
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_exercise")
     app.add_config_value("mlcourse_edition", "student", "env", types=[str])
     app.connect("config-inited", _config_inited)
     app.add_transform(RemoveInstructorContent)
     app.connect("html-page-context", _drop_unused_thebe, priority=900)
+    app.connect("build-finished", _fix_theme_accessibility)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

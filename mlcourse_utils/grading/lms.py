@@ -1,0 +1,516 @@
+"""Grades for a learning management system (``mlcourse export``): late policy, Canvas/Moodle CSV.
+
+``mlcourse grade`` records when each student submitted (:func:`write_timestamps`, into
+``OUT/timestamps.json``): nbgrader's ``timestamp.txt`` beside the notebook when there is one,
+else the notebook file's modification time. ``mlcourse export`` then reads one graded folder
+per assignment, the roster and a small TOML configuration with the due dates, per-student
+extensions and the late rule::
+
+    timezone = "Europe/Berlin"        # for times written without a zone (default UTC)
+
+    [late_penalty]
+    percent_per_day = 10              # of the points earned, per started day late
+    max_percent = 50                  # the cap
+    grace_minutes = 10
+
+    [assignments.mle]
+    due = 2026-03-02T23:59:00+01:00
+    canvas_column = "Maximum likelihood (1234)"    # optional; default: the assignment's name
+    moodle_column = "Maximum likelihood"           # optional
+    [assignments.mle.extensions]                   # by student id or e-mail
+    alice = 2026-03-04T23:59:00+01:00               # a new deadline ...
+    "bob@uni.example" = 2                           # ... or extra days
+
+The penalty is applied when grades are exported, not when they are graded, because due dates
+and extensions are settled later than the grading runs; so the export also writes the penalty
+into each late student's feedback page (a section it replaces on every export).
+
+Totals are nbgrader's (``gradebook.db``: autograded plus the manual points that
+``mlcourse grade-import`` loaded); without a gradebook, the autograded ``results.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime as dt
+import json
+import math
+import os
+import re
+import sys
+import tomllib
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .protocol import clean_text
+from .report import csv_text, read_results
+from .submissions import Refused, read_submitted_file
+
+DAY = dt.timedelta(days=1)
+FORMATS = ("canvas", "moodle")
+
+
+# ------------------------------------------------------------------ timestamps
+
+
+def _parse_time(text):
+    """A timestamp as written by nbgrader (or ISO 8601) → datetime (naive if no zone), or None."""
+    from dateutil import parser
+
+    text = clean_text(text, 200).strip()
+    if not text:
+        return None
+    try:
+        return parser.parse(text)
+    except (ValueError, OverflowError):
+        return None
+
+
+def submission_time(path: Path | str | Refused | None) -> tuple[str | None, str]:
+    """``(ISO time or None, source)`` of a submitted notebook at ``path`` (read as data)."""
+    if path is None or isinstance(path, Refused):
+        return None, "none"
+    path = Path(path)
+    stamp = path.parent / "timestamp.txt"
+    if stamp.exists() or stamp.is_symlink():
+        try:
+            when = _parse_time(read_submitted_file(stamp, limit=1000).decode("utf-8", "replace"))
+        except ValueError:
+            when = None
+        if when is not None:
+            return when.isoformat(), "timestamp.txt"
+    try:
+        mtime = os.stat(path, follow_symlinks=False).st_mtime
+    except OSError:
+        return None, "none"
+    return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
+
+
+def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None]) -> None:
+    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO|None, "source"}}``."""
+    data = {}
+    for student, path in sorted(sources.items()):
+        when, source = submission_time(path)
+        data[student] = {"submitted": path is not None and not isinstance(path, Refused),
+                         "time": when, "source": source}
+    (Path(out) / "timestamps.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
+                                               encoding="utf-8")
+
+
+def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
+    """Join the shards' ``timestamps.json`` files into ``out`` (``mlcourse grade-merge``)."""
+    data = {}
+    for folder in outs:
+        path = Path(folder) / "timestamps.json"
+        if path.is_file():
+            data.update(json.loads(path.read_text(encoding="utf-8")))
+    (Path(out) / "timestamps.json").write_text(
+        json.dumps(dict(sorted(data.items())), indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ configuration
+
+
+@dataclasses.dataclass
+class LatePolicy:
+    """The late rule: a percentage of the points earned per started day late, capped."""
+
+    percent_per_day: float = 0.0
+    max_percent: float = 100.0
+    grace: dt.timedelta = dt.timedelta(0)
+
+    def percent(self, submitted: dt.datetime | None,
+                deadline: dt.datetime | None) -> tuple[float, int]:
+        """Penalty in percent and whole days late (each started day counts)."""
+        if submitted is None or deadline is None:
+            return 0.0, 0
+        late = submitted - deadline - self.grace
+        if late <= dt.timedelta(0):
+            return 0.0, 0
+        days = math.ceil(late / DAY)
+        return min(self.max_percent, days * self.percent_per_day), days
+
+
+@dataclasses.dataclass
+class Config:
+    """The export configuration (``due.toml``): time zone, late rule and each assignment's dates."""
+
+    timezone: dt.tzinfo
+    late: LatePolicy
+    #: name -> {"due": datetime or None, "extensions": {key: datetime or days}, ...}
+    assignments: dict[str, dict[str, Any]]
+
+    def aware(self, when: dt.datetime | None) -> dt.datetime | None:
+        return when if when is None or when.tzinfo else when.replace(tzinfo=self.timezone)
+
+    def deadline(self, name: str, keys: Iterable[str]) -> dt.datetime | None:
+        """The deadline of assignment ``name`` for a student known by any of ``keys``."""
+        settings = self.assignments.get(name, {})
+        due = self.aware(settings.get("due"))
+        for key in keys:
+            extension = settings.get("extensions", {}).get(key)
+            if extension is None:
+                continue
+            if isinstance(extension, dt.datetime):
+                return self.aware(extension)
+            if due is not None:
+                return due + extension * DAY
+        return due
+
+
+def _as_datetime(value, where):
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, dt.date):
+        return dt.datetime.combine(value, dt.time(23, 59, 59))
+    if isinstance(value, str):
+        parsed = _parse_time(value)
+        if parsed is not None:
+            return parsed
+    raise ValueError(f"{where} must be a date and time (e.g. 2026-03-02T23:59:00+01:00), "
+                     f"not {value!r}")
+
+
+def _number(value, where, low=0.0):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
+        raise ValueError(f"{where} must be a number >= {low:g}, not {value!r}")
+    return float(value)
+
+
+def read_config(path: Path | str | None = None) -> Config:
+    """The due dates and late rule from a TOML file (None: no due dates, no penalty)."""
+    if path is None:
+        return Config(dt.UTC, LatePolicy(), {})
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"--config {path}: cannot be read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"--config {path}: not valid TOML ({exc})") from None
+    zone = dt.UTC
+    if "timezone" in raw:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            zone = ZoneInfo(str(raw["timezone"]))
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"--config {path}: unknown timezone {raw['timezone']!r}") from None
+    rule = raw.get("late_penalty", {})
+    late = LatePolicy(
+        _number(rule.get("percent_per_day", 0), "late_penalty.percent_per_day"),
+        min(100.0, _number(rule.get("max_percent", 100), "late_penalty.max_percent")),
+        dt.timedelta(minutes=_number(rule.get("grace_minutes", 0), "late_penalty.grace_minutes")))
+    assignments = {}
+    for name, settings in raw.get("assignments", {}).items():
+        if not isinstance(settings, dict):
+            raise ValueError(f"--config {path}: [assignments.{name}] must be a table")
+        entry = dict(settings)
+        entry["due"] = _as_datetime(settings["due"], f"assignments.{name}.due") \
+            if "due" in settings else None
+        extensions = {}
+        for key, value in settings.get("extensions", {}).items():
+            where = f"assignments.{name}.extensions.{key}"
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                extensions[str(key).strip().lower()] = _number(value, where)
+            else:
+                extensions[str(key).strip().lower()] = _as_datetime(value, where)
+        entry["extensions"] = extensions
+        assignments[name] = entry
+    return Config(zone, late, assignments)
+
+
+# ------------------------------------------------------------------ roster
+
+
+@dataclasses.dataclass
+class Student:
+    """One row of the roster."""
+
+    name: str
+    student_id: str = ""     # the course's id: the submission folder's name
+    email: str = ""
+    lms_id: str = ""         # Canvas "ID"
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    idnumber: str = ""       # Moodle "ID number"
+
+    def keys(self) -> list[str]:
+        """Every value a submission folder may be named by, lower-cased."""
+        values = (self.student_id, self.email, self.sis_login_id, self.sis_user_id,
+                  self.idnumber, self.lms_id)
+        return [v.strip().lower() for v in values if v and v.strip()]
+
+
+_ROSTER_COLUMNS = {
+    "name": ("name", "student", "full name", "fullname"),
+    "student_id": ("student_id", "student id", "username", "login"),
+    "email": ("email", "e-mail", "email address", "mail"),
+    "lms_id": ("id", "canvas id", "user id", "userid"),
+    "sis_user_id": ("sis user id", "sis_user_id"),
+    "sis_login_id": ("sis login id", "sis_login_id"),
+    "section": ("section", "group"),
+    "idnumber": ("id number", "idnumber", "matriculation", "student number"),
+}
+
+
+def read_roster(path: Path | str) -> list[Student]:
+    """The roster CSV (a header row; columns named as Canvas or Moodle name them, or
+    ``student_id, name, email, ...``) as a list of :class:`Student`."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+    except OSError as exc:
+        raise ValueError(f"--roster {path}: cannot be read ({exc.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"--roster {path}: not a UTF-8 CSV file ({exc})") from None
+    if not rows:
+        raise ValueError(f"--roster {path} is empty")
+    header = [h.strip().lower() for h in rows[0]]
+    index = {}
+    for field, names in _ROSTER_COLUMNS.items():
+        for name in names:
+            if name in header:
+                index[field] = header.index(name)
+                break
+    if not {"student_id", "email", "sis_login_id", "sis_user_id", "idnumber"} & set(index):
+        raise ValueError(f"--roster {path}: needs a column student_id, email, SIS Login ID, "
+                         f"SIS User ID or ID number to match submissions (found {rows[0]})")
+    students = []
+    for row in rows[1:]:
+        if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
+            continue
+        values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
+        students.append(Student(**{"name": values.pop("name", "")}, **values))
+    return students
+
+
+def match_roster(roster: Sequence[Student],
+                 graded_ids: Iterable[str]) -> tuple[dict[int, str], list[str]]:
+    """``({roster index: graded id}, [graded ids without a roster entry])``.
+
+    A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
+    or LMS id equals its folder name (case-insensitive). ValueError on ambiguity.
+    """
+    lookup = {}
+    for i, student in enumerate(roster):
+        for key in student.keys():
+            if lookup.get(key, i) != i:
+                raise ValueError(f"the roster gives {key!r} to two students "
+                                 f"({roster[lookup[key]].name!r} and {student.name!r})")
+            lookup[key] = i
+    matched, unmatched = {}, []
+    for gid in sorted(graded_ids):
+        i = lookup.get(gid.strip().lower())
+        if i is None:
+            unmatched.append(gid)
+        elif i in matched:
+            raise ValueError(f"two submissions, {matched[i]!r} and {gid!r}, belong to "
+                             f"{roster[i].name or roster[i].email!r}")
+        else:
+            matched[i] = gid
+    return matched, unmatched
+
+
+# ------------------------------------------------------------------ scores
+
+
+@dataclasses.dataclass
+class Graded:
+    """One graded folder: the assignment's totals per student."""
+
+    name: str
+    folder: Path
+    max_score: float
+    scores: dict[str, float]          # student -> points (autograded + manual)
+    ungraded: list[str]               # students with manual cells still to grade
+    times: dict[str, dict[str, Any]]  # student -> {"submitted", "time", "source"}
+
+
+def _gradebook_scores(db, name):
+    """``(max_score, {student: score}, [students needing manual grading])`` from nbgrader."""
+    from .gradebook import _alembic_head_in_process
+
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+    import nbgrader.api
+    from nbgrader.api import Gradebook
+
+    _alembic_head_in_process(nbgrader.api)
+    with warnings.catch_warnings(), Gradebook(f"sqlite:///{db}") as gb:
+        warnings.simplefilter("ignore")
+        assignment = gb.find_assignment(name)
+        scores, ungraded = {}, []
+        for submission in assignment.submissions:
+            scores[submission.student_id] = float(submission.score)
+            if submission.needs_manual_grade:
+                ungraded.append(submission.student_id)
+        return float(assignment.max_score), scores, sorted(ungraded)
+
+
+def read_graded(folder: Path | str) -> Graded:
+    """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not)."""
+    folder = Path(folder)
+    results = read_results(folder)
+    db = folder / "gradebook.db"
+    if db.is_file():
+        max_score, scores, ungraded = _gradebook_scores(db, results.name)
+        missing = set(results.results) - set(scores)
+        if missing:
+            raise ValueError(f"{db} lacks students of results.json: {sorted(missing)[:5]}")
+    else:
+        from .notebook import load_assignment
+
+        max_score = load_assignment(results.name).max_score
+        scores = {s: r.score for s, r in results.results.items()}
+        ungraded = []
+    times_path = folder / "timestamps.json"
+    times = json.loads(times_path.read_text(encoding="utf-8")) if times_path.is_file() else {}
+    return Graded(results.name, folder, max_score, scores, ungraded, times)
+
+
+# ------------------------------------------------------------------ export
+
+
+@dataclasses.dataclass
+class Cell:
+    """One student's grade for one assignment."""
+
+    score: float | None      # after the penalty; None: no submission
+    raw: float | None = None
+    penalty: float = 0.0     # percent
+    days_late: int = 0
+    submitted: str | None = None
+    deadline: str | None = None
+
+
+@dataclasses.dataclass
+class Export:
+    """What :func:`export` wrote and found."""
+
+    rows: int
+    without_submission: dict[str, list[str]]  # assignment -> [roster names]
+    without_roster: dict[str, list[str]]      # assignment -> [graded ids]
+    ungraded: dict[str, list[str]]            # assignment -> [graded ids, manual cells to grade]
+    late: dict[str, dict[str, Cell]]          # assignment -> {graded id: Cell}
+    undated: dict[str, list[str]]             # assignment -> [graded ids without a time]
+
+
+def _fmt(x):
+    return "" if x is None else f"{round(x, 2):g}"
+
+
+LATE_BEGIN = "<!-- mlcourse-late-penalty -->"
+LATE_END = "<!-- /mlcourse-late-penalty -->"
+
+
+def _late_block(cell, max_score):
+    import jinja2
+
+    template = jinja2.Environment(autoescape=True).from_string(
+        '<section class="late"><h2>Late submission</h2><p>Submitted {{ c.submitted }}, '
+        '{{ c.days_late }} day{{ "s" if c.days_late != 1 }} after the deadline '
+        '{{ c.deadline }}. Late penalty: {{ pct }} % of the points earned, so '
+        '{{ raw }} becomes <strong>{{ score }} / {{ top }}</strong>.</p></section>')
+    return template.render(c=cell, pct=_fmt(cell.penalty), raw=_fmt(cell.raw),
+                           score=_fmt(cell.score), top=_fmt(max_score))
+
+
+def annotate_feedback(graded: Graded, student: str, cell: Cell | None) -> None:
+    """Put (or replace, or remove) the late-penalty section in a student's feedback page."""
+    page = graded.folder / "feedback" / f"{student}.html"
+    if not page.is_file() or "/" in student or student in ("", ".", ".."):
+        return
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(re.escape(LATE_BEGIN) + ".*?" + re.escape(LATE_END) + "\n?", "", text,
+                  flags=re.S)
+    if cell is not None and cell.penalty > 0:
+        block = f"{LATE_BEGIN}{_late_block(cell, graded.max_score)}{LATE_END}\n"
+        text = text.replace("<table>", block + "<table>", 1) if "<table>" in text \
+            else text.replace("</body>", block + "</body>", 1)
+    page.write_text(text, encoding="utf-8")
+
+
+def _cells(graded, matched, roster, config, missing):
+    """``{roster index: Cell}`` for one assignment, and its late and undated students."""
+    cells, late, undated = {}, {}, []
+    by_graded = {gid: i for i, gid in matched.items()}
+    for gid in sorted(graded.scores):
+        time_info = graded.times.get(gid, {"submitted": True, "time": None})
+        i = by_graded.get(gid)
+        if not time_info.get("submitted", True):
+            if i is not None:
+                cells[i] = Cell(0.0 if missing == "zero" else None)
+            continue
+        submitted = config.aware(_parse_time(time_info["time"])) if time_info.get("time") else None
+        keys = [gid.lower()] + (roster[i].keys() if i is not None else [])
+        deadline = config.deadline(graded.name, keys)
+        percent, days = config.late.percent(submitted, deadline)
+        if submitted is None and deadline is not None:
+            undated.append(gid)
+        raw = graded.scores[gid]
+        cell = Cell(raw * (1 - percent / 100), raw, percent, days,
+                    submitted.isoformat(" ", "minutes") if submitted else None,
+                    deadline.isoformat(" ", "minutes") if deadline else None)
+        annotate_feedback(graded, gid, cell)
+        if percent > 0:
+            late[gid] = cell
+        if i is not None:
+            cells[i] = cell
+    for i in range(len(roster)):
+        cells.setdefault(i, Cell(0.0 if missing == "zero" else None))
+    return cells, late, undated
+
+
+def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
+           config_path: Path | str | None = None, missing: str = "blank") -> Export:
+    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
+    :class:`Export`."""
+    if fmt not in FORMATS:
+        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if missing not in ("blank", "zero"):
+        raise ValueError(f"--missing must be blank or zero, not {missing!r}")
+    config = read_config(config_path)
+    roster = read_roster(roster_path)
+    assignments = [read_graded(folder) for folder in graded_dirs]
+    names = [g.name for g in assignments]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two graded folders hold the same assignment: {names}")
+    report = Export(len(roster), {}, {}, {}, {}, {})
+    columns, grades = [], []
+    for graded in assignments:
+        matched, unmatched = match_roster(roster, graded.scores)
+        cells, late, undated = _cells(graded, matched, roster, config, missing)
+        settings = config.assignments.get(graded.name, {})
+        columns.append((settings.get(f"{fmt}_column") or graded.name, graded.max_score))
+        grades.append(cells)
+        report.without_roster[graded.name] = unmatched
+        report.without_submission[graded.name] = [
+            roster[i].name or roster[i].email or roster[i].student_id
+            for i in range(len(roster)) if cells[i].raw is None]
+        report.ungraded[graded.name] = [g for g in graded.ungraded if g in graded.scores]
+        report.late[graded.name] = late
+        report.undated[graded.name] = undated
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        if fmt == "canvas":
+            w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                        *[csv_text(c) for c, _ in columns]])
+            w.writerow(["    Points Possible", "", "", "", "", *[_fmt(m) for _, m in columns]])
+            for i, s in enumerate(roster):
+                w.writerow([csv_text(s.name), csv_text(s.lms_id), csv_text(s.sis_user_id),
+                            csv_text(s.sis_login_id), csv_text(s.section),
+                            *[_fmt(cells[i].score) for cells in grades]])
+        else:
+            w.writerow(["Email address", "ID number", "Full name",
+                        *[csv_text(c) for c, _ in columns]])
+            for i, s in enumerate(roster):
+                w.writerow([csv_text(s.email), csv_text(s.idnumber or s.student_id),
+                            csv_text(s.name), *[_fmt(cells[i].score) for cells in grades]])
+    return report

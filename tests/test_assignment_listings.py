@@ -1,0 +1,53 @@
+"""The code listings that assignments ask students to paste and run do run.
+
+An assignment's interpretation question (graded by hand) shows the analysis it asks about as a
+Python listing in its Markdown cell rather than as a code cell: the grader executes every plain
+code cell of the source notebook before each test and replays every code cell after a restart,
+so an analysis with scikit-learn there would slow down and destabilise autograding. Nothing
+else executes these listings, so this test runs each one (no output is checked: the questions
+ask students to read it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LISTING = re.compile(r"^```python\n(.*?)^```$", flags=re.M | re.S)
+
+
+def listings():
+    found = []
+    for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+            for code in LISTING.findall("".join(cell["source"])):
+                found.append(pytest.param(code, id=f"{path.stem}-{gid}"))
+    return found
+
+
+LISTINGS = listings()
+
+
+def test_interpretation_questions_have_listings():
+    """The first four assignments each show one analysis to paste (the parser finds them)."""
+    ids = {p.id.split("-")[0] for p in LISTINGS}
+    assert {"mle", "bayes", "naive_bayes", "gda"} <= ids
+
+
+@pytest.mark.parametrize("code", LISTINGS)
+def test_listing_runs_and_prints(code):
+    """The listing runs without error and prints what the question asks students to read."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<listing>", "exec"), {"__name__": "__listing__"})
+    assert out.getvalue().strip(), "the listing printed nothing for the question to refer to"

@@ -1,0 +1,88 @@
+"""The code a chapter shows is the code that runs, without its docstring.
+
+Chapters show reference functions with ``literalinclude`` and ``:pyobject:``; where a docstring
+would dominate the listing, ``:lines: 1,K-`` keeps the ``def`` line and the body from line K of
+the function on. K is a line number, so it drifts silently when a docstring grows or shrinks:
+this test reads every such listing of the pages in ``_toc.yml`` and checks that line K is the
+first line after the docstring.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from test_chapter_numbers import ROOT, toc_pages
+
+LISTING = re.compile(
+    r"^```\{literalinclude\} (?P<path>\S+)\n(?P<options>(?::[\w-]+:.*\n)+)", flags=re.M)
+
+
+def listings(docname):
+    """(path, pyobject, lines option or None) of every literalinclude of a page."""
+    source_file = ROOT / f"{docname}.md"
+    if not source_file.exists():
+        return []
+    found = []
+    for match in LISTING.finditer(source_file.read_text(encoding="utf-8")):
+        options = dict(re.findall(r"^:([\w-]+):\s*(.*)$", match.group("options"), flags=re.M))
+        if "pyobject" in options:
+            path = (source_file.parent / match.group("path")).resolve()
+            found.append((path, options["pyobject"], options.get("lines")))
+    return found
+
+
+def first_body_line(path, name):
+    """Line number (1 = the ``def`` line) of the first statement after the function's docstring."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    func = next(node for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name)
+    body = func.body
+    has_docstring = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                     and isinstance(body[0].value.value, str))
+    start = func.decorator_list[0].lineno if func.decorator_list else func.lineno
+    if not has_docstring:
+        return body[0].lineno - start + 1
+    return body[1].lineno - start + 1 if len(body) > 1 else None
+
+
+CASES = [(doc, path, name, lines) for doc in toc_pages() for path, name, lines in listings(doc)]
+
+
+def test_chapters_show_reference_code():
+    """The chapters hold listings at all (the parser below is not looking at nothing)."""
+    assert len(CASES) >= 20
+
+
+@pytest.mark.parametrize("docname,path,name,lines", CASES,
+                         ids=[f"{c[0].split('/')[-1]}-{c[2]}" for c in CASES])
+def test_listing_lines_skip_exactly_the_docstring(docname, path, name, lines):
+    """A ``:lines: 1,K-`` listing starts its body right after the docstring."""
+    if lines is None:
+        return  # the whole function is shown
+    match = re.fullmatch(r"1,(\d+)-", lines.replace(" ", ""))
+    assert match, f"{docname}: listing of {name} uses :lines: {lines}; expected the form 1,K-"
+    expected = first_body_line(path, name)
+    assert int(match.group(1)) == expected, (
+        f"{docname}: the listing of {name} starts at line {match.group(1)} of the function, but "
+        f"its body starts at line {expected} (after the docstring): write :lines: 1,{expected}-")
+
+
+SAMPLE = '''\
+def f(x):
+    """Docstring.
+
+    More.
+    """
+    y = x + 1
+    return y
+'''
+
+
+def test_first_body_line(tmp_path):
+    """The helper counts from the def line: the sample's body starts at line 6."""
+    path = tmp_path / "sample.py"
+    path.write_text(SAMPLE)
+    assert first_body_line(path, "f") == 6

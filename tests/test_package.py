@@ -1,0 +1,72 @@
+"""The package's shape: no import cycles, and every module says its one job in its first line."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mlcourse_utils"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path):
+    """Package modules that ``path`` imports anywhere in its code (module level or lazily)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names]
+        else:
+            continue
+        found |= {c for c in candidates if c.startswith("mlcourse_utils")}
+    return found
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_no_import_cycles():
+    graph = {m: {t for t in _imports(p) if t in MODULES and t != m} for m, p in MODULES.items()}
+    # A package's __init__ importing its own submodules (re-exports) is not a cycle of jobs.
+    for m in graph:
+        graph[m] = {t for t in graph[m] if not (m.startswith(t + ".") and t + "." in m + ".")}
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if state.get(t) == "open":
+                cycle = stack[stack.index(t):] + [t]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_module_states_its_job(module):
+    doc = ast.get_docstring(ast.parse(MODULES[module].read_text(encoding="utf-8")))
+    assert doc and len(doc.splitlines()[0]) > 20, \
+        f"{module} needs a first docstring line saying its job"
