@@ -27,10 +27,12 @@ $(AXE):
 	else echo "npm not found: install it (apt-get install npm) for the accessibility checks" >&2; fi
 
 test: $(STAMP) $(AXE)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # Everything but the slow tests (book builds, grading batches, fresh installs): seconds, not minutes.
 test-fast: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -m "not slow"
 
 release: $(STAMP)

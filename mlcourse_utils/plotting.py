@@ -380,7 +380,7 @@ def plot_generative_story(ax, nodes, edges, radius=0.32):
     """
     from matplotlib.patches import Circle, FancyArrowPatch
 
-    for name, spec in nodes.items():
+    for spec in nodes.values():
         x, y, label = spec[:3]
         observed = spec[3] if len(spec) > 3 else False
         ax.add_patch(Circle((x, y), radius, facecolor="0.85" if observed else "white",

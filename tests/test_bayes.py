@@ -96,7 +96,7 @@ def test_model_posterior_rows():
     ll = np.array([[-1.0, -2.0], [-10.0, -3.0], [-2000.0, -2001.0]])
     post = bayes.model_posterior(ll, [0.3, 0.7])
     assert post.shape == (3, 2)
-    for row, expected_row in zip(ll, post):
+    for row, expected_row in zip(ll, post, strict=True):
         lj = row + np.log([0.3, 0.7])
         assert_allclose(expected_row, np.exp(lj - special.logsumexp(lj)), rtol=1e-12)
 

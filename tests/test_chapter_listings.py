@@ -2,9 +2,10 @@
 
 Chapters show reference functions with ``literalinclude`` and ``:pyobject:``; where a docstring
 would dominate the listing, ``:lines: 1,K-`` keeps the ``def`` line and the body from line K of
-the function on. K is a line number, so it drifts silently when a docstring grows or shrinks:
-this test reads every such listing of the pages in ``_toc.yml`` and checks that line K is the
-first line after the docstring.
+the function on (``:lines: 1-J,K-`` when the signature takes lines 1 to J). J and K are line
+numbers, so they drift silently when a signature or docstring grows or shrinks: this test reads
+every such listing of the pages in ``_toc.yml`` and checks that J is the signature's last line and
+K the first line after the docstring.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ def listings(docname):
     return found
 
 
-def first_body_line(path, name):
-    """Line number (1 = the ``def`` line) of the first statement after the function's docstring."""
+def function_lines(path, name):
+    """(last line of the signature, first line after the docstring or None), counted from the
+    ``def`` line as 1."""
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     func = next(node for node in ast.walk(tree)
                 if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name)
@@ -43,9 +45,17 @@ def first_body_line(path, name):
     has_docstring = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                      and isinstance(body[0].value.value, str))
     start = func.decorator_list[0].lineno if func.decorator_list else func.lineno
+    signature_end = body[0].lineno - start
     if not has_docstring:
-        return body[0].lineno - start + 1
-    return body[1].lineno - start + 1 if len(body) > 1 else None
+        return signature_end, body[0].lineno - start + 1
+    return signature_end, (body[1].lineno - start + 1 if len(body) > 1 else None)
+
+
+def expected_lines(path, name):
+    """The ``:lines:`` option that shows the whole signature and the body, without docstring."""
+    signature_end, body_start = function_lines(path, name)
+    head = "1" if signature_end == 1 else f"1-{signature_end}"
+    return f"{head},{body_start}-"
 
 
 CASES = [(doc, path, name, lines) for doc in toc_pages() for path, name, lines in listings(doc)]
@@ -59,15 +69,14 @@ def test_chapters_show_reference_code():
 @pytest.mark.parametrize("docname,path,name,lines", CASES,
                          ids=[f"{c[0].split('/')[-1]}-{c[2]}" for c in CASES])
 def test_listing_lines_skip_exactly_the_docstring(docname, path, name, lines):
-    """A ``:lines: 1,K-`` listing starts its body right after the docstring."""
+    """A ``:lines: 1-J,K-`` listing shows the whole signature and starts its body right after
+    the docstring."""
     if lines is None:
         return  # the whole function is shown
-    match = re.fullmatch(r"1,(\d+)-", lines.replace(" ", ""))
-    assert match, f"{docname}: listing of {name} uses :lines: {lines}; expected the form 1,K-"
-    expected = first_body_line(path, name)
-    assert int(match.group(1)) == expected, (
-        f"{docname}: the listing of {name} starts at line {match.group(1)} of the function, but "
-        f"its body starts at line {expected} (after the docstring): write :lines: 1,{expected}-")
+    expected = expected_lines(path, name)
+    assert lines.replace(" ", "") == expected, (
+        f"{docname}: the listing of {name} uses :lines: {lines}, but its signature ends and its "
+        f"body starts elsewhere: write :lines: {expected}")
 
 
 SAMPLE = '''\
@@ -85,4 +94,14 @@ def test_first_body_line(tmp_path):
     """The helper counts from the def line: the sample's body starts at line 6."""
     path = tmp_path / "sample.py"
     path.write_text(SAMPLE)
-    assert first_body_line(path, "f") == 6
+    assert function_lines(path, "f") == (1, 6)
+    assert expected_lines(path, "f") == "1,6-"
+
+
+def test_long_signature(tmp_path):
+    """A signature over three lines is shown whole: lines 1-3, then the body after the
+    docstring."""
+    path = tmp_path / "sample.py"
+    path.write_text("def g(a: int,\n      b: int,\n      ) -> int:\n    \"\"\"Doc.\"\"\"\n"
+                    "    return a + b\n")
+    assert expected_lines(path, "g") == "1-3,5-"

@@ -146,7 +146,7 @@ def test_ridge_shrinks_to_the_mean():
     assert np.abs(w).max() < 1e-9
     assert b == pytest.approx(y.mean(), rel=1e-9)
     norms = [np.linalg.norm(ridge_fit(X, y, lam)[0]) for lam in (0.0, 0.1, 1.0, 10.0, 100.0)]
-    assert all(a > b for a, b in zip(norms, norms[1:]))
+    assert all(a > b for a, b in zip(norms[:-1], norms[1:], strict=True))
 
 
 def test_ridge_small_penalty_on_singular_design():
@@ -482,7 +482,7 @@ def test_lasso_path_rows_equal_single_fits():
     X, y = _correlated(rng, 70, 9, 0.6)
     lams = [0.05, 1.0, 0.3, 0.0, 5.0]
     W = lasso_path(X, y, lams)
-    for row, lam in zip(W, lams):
+    for row, lam in zip(W, lams, strict=True):
         assert_allclose(row, lasso_fit(X, y, lam)[0], atol=1e-7)
 
 
