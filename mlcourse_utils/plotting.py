@@ -371,7 +371,8 @@ def plot_coefficient_paths(
 # --- Naive Bayes and GDA chapters: the generative story as a diagram -------------------------
 
 
-def plot_generative_story(ax, nodes, edges, radius=0.32):
+def plot_generative_story(ax: Axes, nodes: Mapping[str, Sequence[Any]],
+                          edges: Sequence[tuple[str, str]], radius: float = 0.32) -> Axes:
     """Draw a small directed graphical model: circles with labels, arrows between them.
 
     ``nodes`` maps a name to ``(x, y, label)`` or ``(x, y, label, observed)``; observed nodes are

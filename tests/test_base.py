@@ -7,25 +7,12 @@ posterior and ``score`` the accuracy. The log-sum-exp normalisation is checked a
 scipy.special.log_softmax.
 """
 
-import inspect
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import log_softmax
 
-from mlcourse_utils import _validation as validation
-from mlcourse_utils import (
-    bayes,
-    datasets,
-    gda,
-    information,
-    logistic,
-    mle,
-    naive_bayes,
-    plotting,
-    regularization,
-)
+from mlcourse_utils import gda, logistic, naive_bayes
 from mlcourse_utils._base import ProbabilisticClassifier, log_normalise
 from mlcourse_utils._validation import NotFittedError
 
@@ -97,35 +84,3 @@ def test_log_normalise_matches_scipy():
 def test_log_normalise_refuses_an_impossible_sample():
     with pytest.raises(ValueError, match="sample 1 has log-probability -inf under every class"):
         log_normalise(np.array([[0.0, -1.0], [-np.inf, -np.inf]]))
-
-
-# ------------------------------------------------------------------------------ type hints
-
-TEACHING_MODULES = [mle, bayes, naive_bayes, gda, logistic, information, regularization,
-                    datasets, plotting, validation]
-
-
-def _public_functions():
-    for module in TEACHING_MODULES:
-        names = getattr(module, "__all__", [n for n in vars(module) if not n.startswith("_")])
-        for name in names:
-            obj = getattr(module, name)
-            if inspect.isfunction(obj) and obj.__module__ == module.__name__:
-                yield f"{module.__name__}.{name}", obj
-            elif inspect.isclass(obj) and obj.__module__ == module.__name__:
-                for method_name, method in vars(obj).items():
-                    if inspect.isfunction(method) and (
-                            not method_name.startswith("_") or method_name == "__init__"):
-                        yield f"{module.__name__}.{name}.{method_name}", method
-
-
-@pytest.mark.parametrize("qualname, func", list(_public_functions()),
-                         ids=lambda v: v if isinstance(v, str) else "")
-def test_public_functions_have_type_hints(qualname, func):
-    """Every parameter (but self) and the return value of every public function is annotated."""
-    signature = inspect.signature(func)
-    missing = [p.name for p in signature.parameters.values()
-               if p.name != "self" and p.annotation is inspect.Parameter.empty]
-    assert not missing, f"{qualname}: parameters without a type hint: {missing}"
-    assert signature.return_annotation is not inspect.Signature.empty, (
-        f"{qualname} has no return type hint")

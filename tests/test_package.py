@@ -70,3 +70,33 @@ def test_every_module_states_its_job(module):
     doc = ast.get_docstring(ast.parse(MODULES[module].read_text(encoding="utf-8")))
     assert doc and len(doc.splitlines()[0]) > 20, \
         f"{module} needs a first docstring line saying its job"
+
+
+def _public_functions(tree):
+    """(qualified name, FunctionDef) of the module's public functions and public classes'
+    public methods and ``__init__``."""
+    for node in tree.body:
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+        if isinstance(node, functions) and not node.name.startswith("_"):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for item in node.body:
+                if isinstance(item, functions) and (
+                        not item.name.startswith("_") or item.name == "__init__"):
+                    yield f"{node.name}.{item.name}", item
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_public_functions_have_type_hints(module):
+    """Every parameter (but self and cls) and the return of every public function and method."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    missing = []
+    for name, func in _public_functions(tree):
+        args = func.args
+        params = args.posonlyargs + args.args + args.kwonlyargs
+        params += [a for a in (args.vararg, args.kwarg) if a is not None]
+        unannotated = [a.arg for a in params
+                       if a.annotation is None and a.arg not in ("self", "cls")]
+        if unannotated or func.returns is None:
+            missing.append(f"{name}({', '.join(unannotated)}){'' if func.returns else ' -> ?'}")
+    assert not missing, f"{module}: public functions without type hints: {missing}"

@@ -68,12 +68,7 @@ def _title(docname):
 
 
 #: Chapters whose website shows raw TeX outside code today (the PDF shows what the site shows).
-KNOWN_RAW_TEX = {
-    ("instructor", "book/information"):
-        "in book/information.md a solution's inline math ($\\KL(p\\,\\|\\,q) = ... $) has a "
-        "line starting with '+ ', which Markdown reads as a list item, so the math is torn "
-        "apart and shown raw on the instructor website too",
-}
+KNOWN_RAW_TEX: dict[tuple[str, str], str] = {}
 
 
 def _chapter_cases():
@@ -93,8 +88,10 @@ def test_every_chapter_has_a_pdf_with_its_title_and_typeset_math(pdfs, edition, 
     title = _title(docname)
     assert _squeeze(title) in _squeeze(text), f"{path.name}: title {title!r} not found"
     source = _source(docname)
-    # TeX may appear as such only where the source has it in code (shown as code).
-    code = "".join(re.findall(r"^```\{code-cell\}.*?^```", source, flags=re.M | re.S))
+    # TeX may appear as such only where the source has it in code (shown as code): code cells
+    # and inline code such as the notation page's list of macros.
+    code = "".join(re.findall(r"^```\{code-cell\}.*?^```", source, flags=re.M | re.S)
+                   + re.findall(r"`[^`\n]+`", source))
     used = {tex: glyph for tex, glyph in TEX_GLYPHS.items()
             if re.search(re.escape(tex) + r"(?![A-Za-z])", source)}
     assert used, f"{docname} uses none of {list(TEX_GLYPHS)}: pick other symbols"

@@ -29,6 +29,7 @@ import html
 import io
 import json
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -413,6 +414,22 @@ def _out_name(docname):
     return Path(docname).name
 
 
+def _write_whole(path: Path, content: bytes | Any) -> None:
+    """Write ``content`` (bytes or a pypdf writer) to ``path`` through a temporary file in the
+    same folder, so that a reader never sees a half-written PDF."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if isinstance(content, bytes):
+                fh.write(content)
+            else:
+                content.write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Path | str = ROOT,
                html_dir: Path | str | None = None, log: IO[Any] | None = None,
                timeout: float = 120.0,
@@ -528,17 +545,17 @@ def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Pa
         writer.add_metadata({"/Title": f"{book_title} ({edition} edition)", "/Author": author,
                              "/Creator": "mlcourse pdf (Chromium)"})
         writer.page_mode = "/UseOutlines"
+        book_pages = len(writer.pages)
         book_path = out / "book.pdf"
-        with open(book_path, "wb") as fh:
-            writer.write(fh)
+        _write_whole(book_path, writer)
 
     paths = {}
     for docname in docnames:
         path = out / f"{_out_name(docname)}.pdf"
         chapter = chapters[docname]
-        path.write_bytes(_finish_chapter(chapter["pdf"], chapter["title"], author,
-                                         chapter["outline"]))
+        _write_whole(path, _finish_chapter(chapter["pdf"], chapter["title"], author,
+                                           chapter["outline"]))
         paths[docname] = path
     pages = {d: c["pages"] for d, c in chapters.items()}
-    pages["book"] = len(PdfReader(book_path).pages)
+    pages["book"] = book_pages
     return PdfResult(book_path, paths, pages, time.monotonic() - started)
