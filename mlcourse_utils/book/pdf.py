@@ -160,6 +160,9 @@ class PdfResult:
     chapters: dict[str, Path]  # docname -> Path
     pages: dict[str, int]      # docname -> page count; "book" -> the book's
     seconds: float
+    #: docname -> index (from 0) of the chapter's first page in the book. A chapter printed in
+    #: the book can be a page longer or shorter than on its own (its page numbers differ).
+    book_starts: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def toc_docnames(toc_path: Path | str) -> list[str]:
@@ -558,4 +561,4 @@ def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Pa
         paths[docname] = path
     pages = {d: c["pages"] for d, c in chapters.items()}
     pages["book"] = book_pages
-    return PdfResult(book_path, paths, pages, time.monotonic() - started)
+    return PdfResult(book_path, paths, pages, time.monotonic() - started, dict(starts))
