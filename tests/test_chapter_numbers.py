@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mlcourse_utils.book.build import toc_docnames
+
 ROOT = Path(__file__).resolve().parent.parent
 CONSTANTS_FILE = Path(__file__).with_name("lecture_constants.yml")
 
@@ -27,18 +29,7 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+\1")
 
 def toc_pages(root=ROOT):
     """Docnames of every page in ``_toc.yml``, root first, in order."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        walk(part.get("chapters", []))
-    return names
+    return toc_docnames(root / "_toc.yml")
 
 
 def _caption_text(header_lines):

@@ -23,8 +23,8 @@ from test_website import (
     build_once,
 )
 
-from mlcourse_utils.book.build import ROOT
-from mlcourse_utils.book.pdf import _css_string, build_pdfs, toc_docnames
+from mlcourse_utils.book.build import ROOT, toc_docnames
+from mlcourse_utils.book.pdf import _css_string, build_pdfs
 
 pytestmark = [
     pytest.mark.slow,

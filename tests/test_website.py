@@ -41,9 +41,8 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
-import yaml
 
-from mlcourse_utils.book.build import ROOT, build_book, strip_nbgrader_markers
+from mlcourse_utils.book.build import ROOT, build_book, strip_nbgrader_markers, toc_docnames
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("website")]
 
@@ -78,18 +77,7 @@ INSTRUCTOR_HTML = INSTRUCTOR_OUT / "html"
 
 def chapters(root=ROOT):
     """Docnames of the chapters in ``_toc.yml`` (root page included), in order."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        walk(part.get("chapters", []))
-    return names
+    return toc_docnames(root / "_toc.yml")
 
 
 def _source(docname, root=ROOT):

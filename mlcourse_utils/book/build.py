@@ -84,6 +84,24 @@ def _write_if_changed(path, text):
         path.write_text(text, encoding="utf-8")
 
 
+def toc_docnames(toc_path: Path | str) -> list[str]:
+    """Docnames of a Jupyter Book table of contents, root first, in reading order."""
+    import yaml
+
+    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
+    names = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        walk(part.get("chapters", []))
+    return names
+
+
 def write_solution_pages(root: Path | str = ROOT) -> list[str]:
     """Generate ``_build/solution_pages/NAME/NAME.ipynb`` for each solution notebook.
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
-from .build import ROOT, build_book
+from .build import ROOT, build_book, toc_docnames
 from .chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
 
 #: Page style of the printed chapters. ``{footer}`` is filled in per print (a CSS ``content``).
@@ -163,24 +163,6 @@ class PdfResult:
     #: docname -> index (from 0) of the chapter's first page in the book. A chapter printed in
     #: the book can be a page longer or shorter than on its own (its page numbers differ).
     book_starts: dict[str, int] = dataclasses.field(default_factory=dict)
-
-
-def toc_docnames(toc_path: Path | str) -> list[str]:
-    """Docnames of a Jupyter Book table of contents, root first, in reading order."""
-    import yaml
-
-    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        walk(part.get("chapters", []))
-    return names
 
 
 def _css_string(text):
@@ -417,7 +399,7 @@ def _out_name(docname):
     return Path(docname).name
 
 
-def _write_whole(path: Path, content: bytes | Any) -> None:
+def _write_whole(path: Path, content: Any) -> None:
     """Write ``content`` (bytes or a pypdf writer) to ``path`` through a temporary file in the
     same folder, so that a reader never sees a half-written PDF."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
