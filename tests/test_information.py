@@ -48,7 +48,7 @@ from mlcourse_utils.information import (
     two_part_code_terms,
     two_part_codelength,
 )
-from tolerances import few_ops
+from tolerances import few_ops, sum_atol, sum_rtol
 
 # Distributions for property tests: non-negative weights, at least one positive, normalised.
 weights = st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=1, max_size=12).filter(
@@ -258,15 +258,27 @@ tables = st.integers(1, 5).flatmap(lambda rows: st.integers(1, 5).flatmap(
         min_size=rows, max_size=rows))).map(np.array).filter(lambda t: t.sum() > 1e-3)
 
 
+#: The sums of this section have at most three cells per row and four cells in all, each term a
+#: product and a logarithm, divided by ln 2: a few dozen rounded operations on positive terms.
+HAND = few_ops(24)
+
+
+def _mi_atol(n_cells, magnitude):
+    """Two computations of a mutual information (or entropy) from n_cells terms whose absolute
+    values add up to at most ``magnitude``: each term is a few rounded operations and the sums
+    run in different orders, so they differ by at most (sum_rtol(n) + few_ops()) * magnitude."""
+    return sum_atol(n_cells, magnitude) + few_ops() * magnitude
+
+
 def test_joint_and_conditional_entropy_by_hand():
     """The table (0, 3/4; 1/8, 1/8), by hand: the cells 3/4, 1/8, 1/8 give H(X, Y) =
     (3/4) log2(4/3) + 2 (1/8) 3 bits. Given x = 0, y is certain (0 bits); given x = 1 (prob.
     1/4), y is a fair coin (1 bit): H(Y | X) = 1/4. Given y = 0 (prob. 1/8), x is certain;
     given y = 1 (prob. 7/8), x is (6/7, 1/7): H(X | Y) = (3/4) log2(7/6) + (1/8) log2 7."""
-    assert_allclose(joint_entropy(COVER_TABLE), 0.75 * np.log2(4 / 3) + 0.75, rtol=1e-14)
-    assert_allclose(conditional_entropy(COVER_TABLE), 0.25, rtol=1e-14)
+    assert_allclose(joint_entropy(COVER_TABLE), 0.75 * np.log2(4 / 3) + 0.75, rtol=HAND)
+    assert_allclose(conditional_entropy(COVER_TABLE), 0.25, rtol=HAND)
     assert_allclose(conditional_entropy(COVER_TABLE.T), 0.75 * np.log2(7 / 6) + np.log2(7) / 8,
-                    rtol=1e-14)
+                    rtol=HAND)
     assert isinstance(joint_entropy(COVER_TABLE), float)
 
 
@@ -274,11 +286,12 @@ def test_mutual_information_by_hand():
     """Same table: H(Y) = (1/8) 3 + (7/8) log2(8/7), so I = H(Y) - H(Y | X) =
     1/8 + (7/8) log2(8/7); H(X) = (3/4) log2(4/3) + 1/2 gives the same I through H(X | Y)."""
     expected = 1 / 8 + 7 / 8 * np.log2(8 / 7)
-    assert_allclose(mutual_information(COVER_TABLE), expected, rtol=1e-14)
+    assert_allclose(mutual_information(COVER_TABLE), expected, rtol=HAND)
     h_x = 0.75 * np.log2(4 / 3) + 0.5
     h_x_given_y = 0.75 * np.log2(7 / 6) + np.log2(7) / 8
-    assert_allclose(h_x - h_x_given_y, expected, rtol=1e-13)
-    assert_allclose(mutual_information(COVER_TABLE, base=np.e), expected * np.log(2), rtol=1e-14)
+    # a difference of two entropies below 1 bit: absolute error of their sum of magnitudes
+    assert_allclose(h_x - h_x_given_y, expected, atol=HAND * (h_x + h_x_given_y))
+    assert_allclose(mutual_information(COVER_TABLE, base=np.e), expected * np.log(2), rtol=HAND)
 
 
 def test_conditioning_reduces_entropy_only_on_average():
@@ -286,7 +299,7 @@ def test_conditioning_reduces_entropy_only_on_average():
     yet the average H(Y | X) = 1/4 is below H(Y)."""
     h_y = entropy(COVER_TABLE.sum(axis=0))
     specific = conditional_entropy(COVER_TABLE[1:] / COVER_TABLE[1].sum())  # one row: H(Y | x=1)
-    assert_allclose(specific, 1.0, rtol=1e-15)
+    assert_allclose(specific, 1.0, rtol=few_ops())
     assert specific > h_y > conditional_entropy(COVER_TABLE)
 
 
@@ -303,16 +316,18 @@ def test_spam_table_by_hand():
     pxy, x_values, y_values = empirical_joint(X[:, names.index("meeting")], y)
     assert_array_equal(x_values, [0, 1])
     assert_array_equal(y_values, ["ham", "spam"])
-    assert_allclose(pxy, np.array([[1, 4], [5, 1]]) / 11, rtol=1e-15)
+    assert_array_equal(pxy, np.array([[1, 4], [5, 1]]) / 11)  # the same division
+    # three binary entropies (each below 1 bit) combined: 3 bits of magnitude
     assert_allclose(mutual_information(pxy),
-                    h2(6 / 11) - 6 / 11 * h2(1 / 6) - 5 / 11 * h2(1 / 5), rtol=1e-13)
+                    h2(6 / 11) - 6 / 11 * h2(1 / 6) - 5 / 11 * h2(1 / 5), atol=3 * HAND)
     assert_allclose(mutual_information_from_samples(X[:, names.index("pill")], y),
-                    h2(6 / 11) - 5 / 11 * h2(2 / 5) - 6 / 11 * h2(1 / 3), rtol=1e-12)
+                    h2(6 / 11) - 5 / 11 * h2(2 / 5) - 6 / 11 * h2(1 / 3), atol=3 * HAND)
 
 
 def test_joint_and_conditional_entropy_against_scipy():
     """H(X, Y) is scipy's entropy of the flattened table; H(Y | X) is sum_x p(x) H(p(y | x))
-    with scipy's entropy of each row."""
+    with scipy's entropy of each row. All terms are >= 0 (at most 40 of them): relative
+    tolerances of a sum in another order plus a few roundings per term."""
     rng = np.random.default_rng(11)
     for shape in [(1, 1), (2, 3), (5, 4), (8, 2)]:
         pxy = rng.dirichlet(np.ones(np.prod(shape))).reshape(shape)
@@ -320,31 +335,32 @@ def test_joint_and_conditional_entropy_against_scipy():
         pxy = pxy / pxy.sum() if pxy.sum() > 0 else np.full(shape, 1 / np.prod(shape))
         for base in (2, np.e, 10):
             assert_allclose(joint_entropy(pxy, base=base),
-                            stats.entropy(pxy.ravel(), base=base), rtol=1e-12, atol=1e-15)
+                            stats.entropy(pxy.ravel(), base=base), rtol=sum_rtol(40) + HAND)
             px = pxy.sum(axis=1)
             expected = sum(px[i] * stats.entropy(pxy[i] / px[i], base=base)
                            for i in range(shape[0]) if px[i] > 0)
-            assert_allclose(conditional_entropy(pxy, base=base), expected, rtol=1e-12,
-                            atol=1e-15)
+            assert_allclose(conditional_entropy(pxy, base=base), expected,
+                            rtol=sum_rtol(40) + HAND)
 
 
 def test_mutual_information_against_scikit_learn():
     """scikit-learn's mutual_info_score (natural logarithms) on label arrays and on count
-    tables. Both sum at most 60 terms of size at most log 60, so a few times 60 machine
-    epsilons, 1e-13 absolute, bounds the difference of the two summation orders."""
+    tables. Both sum at most 60 terms; scikit-learn's terms hold logarithms of counts up to
+    log N^2, so the absolute values of all the terms add up to at most 6 log 1000 nats."""
     from sklearn.metrics import mutual_info_score
 
     rng = np.random.default_rng(12)
+    atol = _mi_atol(60, 6 * np.log(1000))
     for n, kx, ky in [(10, 2, 2), (200, 3, 5), (1000, 6, 10), (57, 4, 3)]:
         x = rng.integers(0, kx, size=n)
         y = (x + rng.integers(0, ky, size=n)) % ky  # dependent on x
         nats = mutual_info_score(x, y)
-        assert_allclose(mutual_information_from_samples(x, y, base=np.e), nats, atol=1e-13)
-        assert_allclose(mutual_information_from_samples(x, y), nats / np.log(2), atol=1e-13)
+        assert_allclose(mutual_information_from_samples(x, y, base=np.e), nats, atol=atol)
+        assert_allclose(mutual_information_from_samples(x, y), nats / np.log(2), atol=atol)
         counts = rng.integers(0, 20, size=(kx, ky))
         counts[0, 0] += 1
         assert_allclose(mutual_information(counts / counts.sum(), base=np.e),
-                        mutual_info_score(None, None, contingency=counts), atol=1e-13)
+                        mutual_info_score(None, None, contingency=counts), atol=atol)
 
 
 def test_empirical_joint_against_scipy_crosstab():
@@ -359,15 +375,17 @@ def test_empirical_joint_against_scipy_crosstab():
     (xs, ys), counts = crosstab(x, y)
     assert_array_equal(x_values, xs)
     assert_array_equal(y_values, ys)
-    assert_allclose(pxy, counts / 300, rtol=1e-15)
+    assert_array_equal(pxy, counts / 300)  # the same division
     assert pxy.dtype == np.float64
 
 
 def test_mutual_information_of_independent_and_identical_variables():
-    """p(x) p(y) has I = 0; a diagonal table (Y = X) has I(X; X) = H(X) and H(X | X) = 0."""
+    """p(x) p(y) has I = 0; a diagonal table (Y = X) has I(X; X) = H(X) and H(X | X) = 0.
+    The 12 terms of the product table add up to at most 2 (H(X) + H(Y)) < 4 log 12 nats."""
     px, py = np.array([0.2, 0.3, 0.5]), np.array([0.1, 0.6, 0.05, 0.25])
-    assert_allclose(mutual_information(np.outer(px, py)), 0.0, atol=1e-15)
-    assert_allclose(mutual_information(np.diag(px)), stats.entropy(px, base=2), rtol=1e-14)
+    assert_allclose(mutual_information(np.outer(px, py)), 0.0, atol=_mi_atol(12, 4 * np.log(12)))
+    assert_allclose(mutual_information(np.diag(px)), stats.entropy(px, base=2),
+                    rtol=sum_rtol(3) + HAND)
     assert conditional_entropy(np.diag(px)) == 0.0
 
 
@@ -377,8 +395,8 @@ def test_mutual_information_of_tiny_probabilities_is_finite():
     H(X) = 2 bits for four outcomes of 1/4 (within the rounding of the normalisation)."""
     w = np.array([1.0, 1.0, 1.0, 1.0, 2.2250738585072014e-308])
     p = w / w.sum()
-    assert_allclose(mutual_information(np.diag(p)), 2.0, atol=1e-14)
-    assert_allclose(mutual_information(np.outer(p, p)), 0.0, atol=1e-14)
+    assert_allclose(mutual_information(np.diag(p)), 2.0, rtol=HAND)
+    assert_allclose(mutual_information(np.outer(p, p)), 0.0, atol=_mi_atol(25, 4 * np.log(4)))
 
 
 @settings(max_examples=100, deadline=None)
@@ -480,7 +498,8 @@ def test_quantile_bins_match_scikit_learn():
 
 def test_select_features_mi_matches_scikit_learn_on_breast_cancer():
     """The scores are scikit-learn's mutual_info_classif (natural logs, discrete features) of
-    the features binned by KBinsDiscretizer, converted to bits; the selection is their top k."""
+    the features binned by KBinsDiscretizer, converted to bits; the selection is their top k.
+    16 cells per feature, scikit-learn's terms up to log N^2 (N = 569): see _mi_atol."""
     from sklearn.feature_selection import mutual_info_classif
     from sklearn.preprocessing import KBinsDiscretizer
 
@@ -491,7 +510,7 @@ def test_select_features_mi_matches_scikit_learn_on_breast_cancer():
                               **options).fit_transform(data.data)
     expected = mutual_info_classif(binned, data.target, discrete_features=True) / np.log(2)
     selected, scores = select_features_mi(data.data, data.target, k=5, bins=8)
-    assert_allclose(scores, expected, atol=1e-13)
+    assert_allclose(scores, expected, atol=_mi_atol(16, 6 * np.log(569)))
     assert_array_equal(selected, np.argsort(-expected)[:5])
     assert selected.dtype == np.int64 and scores.shape == (30,)
 
@@ -504,7 +523,7 @@ def test_select_features_mi_finds_a_planted_feature():
     noise = rng.normal(size=400)
     X = np.column_stack([noise, y + 0.01 * rng.normal(size=400), noise])
     selected, scores = select_features_mi(X, y, k=3, bins=2)
-    assert_allclose(scores[1], 1.0, rtol=1e-14)
+    assert_allclose(scores[1], 1.0, rtol=HAND)
     assert selected[0] == 1 and list(selected[1:]) == [0, 2]
     assert scores[0] == scores[2]
 
