@@ -12,13 +12,10 @@ missing part of the installation, 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import importlib
-import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -36,8 +33,7 @@ class UsageError(Exception):
     """A command was called with options that cannot work together (exit status 2)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One ``mlcourse`` command: what ``--help`` says about it and what runs it."""
 
     summary: str                                   # one line in `mlcourse --help`
@@ -345,7 +341,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--traceback", action="store_true",
                         help="on an unexpected error, show Python's traceback (for a bug "
                              "report) instead of one line")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of the commands below")
     for name, command in COMMANDS.items():
         p = sub.add_parser(name, help=command.summary, description=command.summary,
                            epilog="example:\n" + "".join(f"  {line}\n" for line in
@@ -357,7 +354,13 @@ def make_parser() -> argparse.ArgumentParser:
 
 def _not_installed(name: str, command: Command) -> str | None:
     """One line saying what to install when ``command`` cannot run in this installation."""
-    if importlib.util.find_spec(command.module) is None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(command.module)
+    except ModuleNotFoundError:  # its package is missing too (mlcourse_utils.book)
+        spec = None
+    if spec is None:
         return (f"mlcourse {name} is not part of this installation (the course wheel from the "
                 "website has only `mlcourse check`): install the full course package from the "
                 "course repository (see its README)")
@@ -388,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing:
             print(missing, file=sys.stderr)
             return EXIT_USAGE
+        import importlib
+
         module = importlib.import_module(command.module)
         return command.run(module, args)
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,9 @@ def _syntax_errors(cells: list[Any]) -> dict[int, str]:
         if cell.get("cell_type") != "code" or is_test_cell(cell):
             continue  # (a test cell that does not parse was edited: it is reported as changed)
         try:
-            ast.parse(_python_source(cell_source(cell)))
+            with warnings.catch_warnings():  # (invalid escapes and such are the kernel's to say)
+                warnings.simplefilter("ignore")
+                ast.parse(_python_source(cell_source(cell)))
         except SyntaxError as exc:
             where = f", line {exc.lineno}" if exc.lineno else ""
             errors[index] = (f"syntax error in {_label(cell, index)}{where}: "
@@ -153,6 +156,24 @@ def _changed_tests(nb: Any) -> dict[str, str]:
         if gid not in present:
             changed[gid] = "deleted"
     return changed
+
+
+def _edited_locked_code(nb: Any) -> list[str]:
+    """Warnings for read-only code cells (not tests) whose source differs from the release."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        meta = nbgrader_meta(cell)
+        if cell.get("cell_type") != "code" or is_test_cell(cell) or not is_locked(cell) or \
+                not meta.get("checksum") or not meta.get("grade_id"):
+            continue
+        try:
+            edited = nbgrader_checksum(cell) != meta["checksum"]
+        except (KeyError, TypeError, ValueError):
+            edited = True
+        if edited:
+            found.append(f"the read-only cell {_label(cell, index)} was edited; grading runs the "
+                         "original, so undo the edit")
+    return found
 
 
 def _test_order(nb: Any) -> list[str]:
@@ -205,7 +226,8 @@ def check_notebook(path: Path | str, timeout: float = 120, budget: float | None 
         raise ValueError(f"{path} has no test cells: is it an assignment notebook?")
     changed = _changed_tests(nb)
     syntax = _syntax_errors(nb.cells)
-    result = CheckResult(problems=list(syntax.values()), warnings=[], tests=[], other=[])
+    result = CheckResult(problems=list(syntax.values()), warnings=_edited_locked_code(nb),
+                         tests=[], other=[])
     # Warnings about the answers found without running them (one line each) go into
     # result.warnings here.
 
