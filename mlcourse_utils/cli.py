@@ -21,7 +21,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Defaults shown in the help, kept equal to the modules' own (tests/test_cli.py checks it):
 #: grading.session.DEFAULT_BUDGET_FACTOR, grading.similarity.THRESHOLD and MIN_TOKENS,
-#: grading.release.DEFAULT_TIMEOUT.
+#: grading.release.DEFAULT_TIMEOUT and grading.execute.BUDGET_FACTOR.
 GRADE_BUDGET_FACTOR = 10
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30

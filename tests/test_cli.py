@@ -80,12 +80,13 @@ def test_every_command_and_option_has_help_and_an_example():
 def test_help_defaults_are_the_modules_own():
     """The defaults printed in the help are those the modules use (they are not imported for
     --help, so the numbers are repeated in cli.py)."""
-    from mlcourse_utils.grading import release, session, similarity
+    from mlcourse_utils.grading import execute, release, session, similarity
 
     assert cli.GRADE_BUDGET_FACTOR == session.DEFAULT_BUDGET_FACTOR
     assert cli.SIMILARITY_THRESHOLD == similarity.THRESHOLD
     assert cli.SIMILARITY_MIN_TOKENS == similarity.MIN_TOKENS
     assert cli.CHECK_TIMEOUT == release.DEFAULT_TIMEOUT
+    assert cli.CHECK_BUDGET_FACTOR == execute.BUDGET_FACTOR
 
 
 def test_python_dash_m_mlcourse_utils():

@@ -39,6 +39,8 @@ from typing import Any
 
 #: Largest file next to a notebook that is copied into its scratch folder (data it may read).
 MAX_COPIED_FILE = 5 * 2**20
+#: The default budget of a run, in multiples of the per-cell timeout.
+BUDGET_FACTOR = 10
 #: Seconds a kernel may take to start and answer (less when the budget is smaller).
 STARTUP_TIMEOUT = 60.0
 #: Seconds an interrupted kernel has to become idle again before the run stops.
@@ -146,7 +148,7 @@ def execute_notebook(nb: Any, folder: Path | str | None = None, *, timeout: floa
     """
     if not timeout > 0:
         raise ValueError(f"timeout must be positive, got {timeout}")
-    budget = 10 * timeout if budget is None else budget
+    budget = BUDGET_FACTOR * timeout if budget is None else budget
     if not budget > 0:
         raise ValueError(f"budget must be positive, got {budget}")
     argv = kernel_command()
