@@ -105,3 +105,90 @@ def test_long_signature(tmp_path):
     path.write_text("def g(a: int,\n      b: int,\n      ) -> int:\n    \"\"\"Doc.\"\"\"\n"
                     "    return a + b\n")
     assert expected_lines(path, "g") == "1-3,5-"
+
+
+# ---------------------------------------------------------------- listings of assigned functions
+
+#: Chapters whose listings of the functions their assignment asks for are instructor-only (issue
+#: 24: the student edition never prints an answer), each with the tasks whose reference listing
+#: the instructor edition keeps. Add a chapter here once its listings have moved.
+INSTRUCTOR_ONLY_CHAPTERS = {
+    "book/information": {"kl_divergence", "is_prefix_free", "huffman_code_lengths",
+                         "two_part_codelength"},
+}
+#: Reference helpers that do the work of a task (the task itself only calls them): their
+#: listing is the task's answer.
+COMPUTES = {"two_part_code_terms": "two_part_codelength"}
+
+_ASSIGNMENT_LINK = re.compile(r"\.\./exercises/(?P<name>\w+)/(?P=name)\.ipynb")
+_BLOCK_OPEN = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<kind>admonition|only)\}\s*(?P<arg>.*)$")
+
+
+def instructor_only_spans(text):
+    """(start, end) character offsets of the blocks only the instructor edition shows: an
+    admonition with the class ``instructor-note`` or ``teaching-note``, or ``{only} instructor``."""
+    spans, lines, offset = [], text.splitlines(keepends=True), 0
+    starts = []
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    for i, line in enumerate(lines):
+        match = _BLOCK_OPEN.match(line.rstrip("\n"))
+        if not match:
+            continue
+        end = next((j for j in range(i + 1, len(lines))
+                    if lines[j].strip() == match.group("fence")), None)
+        if end is None:
+            continue
+        options = "".join(lines[i + 1:end])
+        if (match.group("kind") == "only" and match.group("arg").strip() == "instructor") or (
+                match.group("kind") == "admonition"
+                and re.search(r"^:class:.*\b(?:instructor|teaching)-note\b", options, flags=re.M)):
+            spans.append((starts[i], starts[end] + len(lines[end])))
+    return spans
+
+
+def assigned_functions(docname):
+    """The autograded tasks of the assignment a chapter links to (empty when it links none)."""
+    from mlcourse_utils.grading.notebook import load_assignment
+
+    match = _ASSIGNMENT_LINK.search((ROOT / f"{docname}.md").read_text(encoding="utf-8"))
+    return set(load_assignment(match.group("name"), root=ROOT).tasks) if match else set()
+
+
+@pytest.mark.parametrize("docname", sorted(INSTRUCTOR_ONLY_CHAPTERS))
+def test_assigned_functions_are_listed_only_for_instructors(docname):
+    """Every ``literalinclude`` of a function the chapter's assignment asks for (or of the
+    reference helper that computes it) sits in an instructor-only block, and the instructor
+    edition still lists the tasks it listed before."""
+    text = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+    tasks = assigned_functions(docname)
+    assert tasks >= INSTRUCTOR_ONLY_CHAPTERS[docname], \
+        f"{docname}: its assignment has no tasks {INSTRUCTOR_ONLY_CHAPTERS[docname] - tasks}"
+    spans = instructor_only_spans(text)
+    listed = set()
+    for match in LISTING.finditer(text):
+        name = re.search(r"^:pyobject:\s*(\S+)", match.group("options"), flags=re.M)
+        task = COMPUTES.get(name.group(1), name.group(1)) if name else None
+        if task not in tasks:
+            continue
+        assert any(lo <= match.start() < hi for lo, hi in spans), (
+            f"{docname}: the listing of {name.group(1)} (assignment task {task}) is in the "
+            "student edition; put it in an instructor-note admonition")
+        listed.add(task)
+    missing = INSTRUCTOR_ONLY_CHAPTERS[docname] - listed
+    assert not missing, f"{docname}: the instructor edition lost the listings of {sorted(missing)}"
+
+
+def test_instructor_only_spans_finds_notes_and_only_blocks():
+    """The span finder sees an instructor-note admonition and an {only} instructor block, and
+    not a Common mistake box."""
+    sample = (":::{admonition} Instructor note: x\n:class: instructor-note\n"
+              "```{literalinclude} a.py\n:pyobject: f\n```\n:::\n"
+              ":::{admonition} Common mistake: y\n:class: common-mistake\ntext\n:::\n"
+              "````{only} instructor\n```{literalinclude} a.py\n:pyobject: g\n```\n````\n")
+    spans = instructor_only_spans(sample)
+    assert len(spans) == 2
+    inside = [sample[lo:hi] for lo, hi in spans]
+    assert ":pyobject: f" in inside[0] and ":pyobject: g" in inside[1]
+    assert "common-mistake" not in "".join(inside)
