@@ -115,10 +115,18 @@ def test_long_signature(tmp_path):
 INSTRUCTOR_ONLY_CHAPTERS = {
     "book/information": {"kl_divergence", "is_prefix_free", "huffman_code_lengths",
                          "two_part_codelength"},
+    "book/regularization": {"ridge_fit", "soft_threshold", "lasso_objective", "lasso_fit",
+                            "lasso_path"},
 }
 #: Reference helpers that do the work of a task (the task itself only calls them): their
 #: listing is the task's answer.
-COMPUTES = {"two_part_code_terms": "two_part_codelength"}
+COMPUTES = {
+    "two_part_code_terms": "two_part_codelength",
+    # the LASSO's coordinate-descent sweep (Gram form), and the plain cyclic coordinate
+    # descent of the elastic net, which with l1_ratio = 1 is the lasso_fit task
+    "_cd_sweep": "lasso_fit",
+    "_elastic_net_sweeps": "lasso_fit",
+}
 
 _ASSIGNMENT_LINK = re.compile(r"\.\./exercises/(?P<name>\w+)/(?P=name)\.ipynb")
 _BLOCK_OPEN = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<kind>admonition|only)\}\s*(?P<arg>.*)$")
