@@ -13,7 +13,7 @@ from collections.abc import Sequence
 _EXTRAS = {"build": ("book", "jupyter_book"), "pdf": ("book", "pypdf"),
            "release": ("grading", "nbgrader"), "grade": ("grading", "nbgrader"),
            "grade-merge": ("grading", "nbgrader"), "grade-import": ("grading", "nbgrader"),
-           "export": ("grading", "nbgrader")}
+           "export": ("grading", "nbgrader"), "report": ("grading", "jinja2")}
 
 
 def _missing_extra(command):
@@ -165,6 +165,31 @@ def _cmd_export(args):
     return 0
 
 
+def _cmd_report(args):
+    from .grading.class_report import ReportError, make_report
+    from .grading.graded_folder import GradedFolderError
+
+    if not 0 < args.threshold <= 100:
+        print("mlcourse report: --threshold must be a percentage in (0, 100]", file=sys.stderr)
+        return 2
+    try:
+        report = make_report(args.graded, args.out, anonymous=args.anonymous,
+                             threshold=args.threshold / 100, config_path=args.config)
+    except (GradedFolderError, ReportError) as exc:
+        print(f"mlcourse report: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        print(f"mlcourse report: {exc}", file=sys.stderr)
+        return 1
+    students = len({s for r in report.assignments for s in r.students})
+    print(f"wrote the {'anonymous ' if args.anonymous else ''}class report on "
+          f"{len(report.assignments)} assignment(s) and {students} students: "
+          f"{os.path.join(args.out, 'index.html')} (figures/ and tables/ beside it)")
+    for gap in report.gaps:
+        print(f"  note: {gap}")
+    return 0
+
+
 def _cmd_check(args):
     from .grading.selfcheck import check_notebook
 
@@ -280,6 +305,22 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--missing", choices=["blank", "zero"], default="blank",
                    help="grade of a roster student without a submission (default: blank)")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("report", help="the class report after grading: score distributions, the "
+                       "most frequent failed checks, item analysis, failures not about the answer")
+    p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
+                   help="one folder written by `mlcourse grade` (or grade-merge) per assignment")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="where index.html, figures/ and tables/ go")
+    p.add_argument("--anonymous", action="store_true",
+                   help="aggregates only: no student id anywhere (to share with a class or a "
+                        "committee)")
+    p.add_argument("--threshold", type=float, default=50.0, metavar="PERCENT",
+                   help="list students below this percentage of the maximum on two or more "
+                        "assignments (default 50)")
+    p.add_argument("--config", default=None, metavar="DUE.toml",
+                   help="the due dates of `mlcourse export`, to show late penalties")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
     p.add_argument("notebook", metavar="NOTEBOOK")
