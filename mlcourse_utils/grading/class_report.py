@@ -60,8 +60,9 @@ TOP_CHECKS = 3
 TOP_FIGURE = 8
 #: A task is flagged as failed by nearly everyone when at most this share has full marks.
 NEARLY_ALL_FAIL = 0.10
-#: Item-analysis flags on the top and bottom thirds need at least this many students.
-MIN_STUDENTS = 9
+#: Item-analysis flags on the top and bottom thirds need at least this many students (thirds
+#: of fewer than ten students say more about who they are than about the task).
+MIN_STUDENTS = 30
 #: ... and at least this share of them without full marks on the task.
 MIN_FAILING = 0.10
 #: "As often": the top third fails at least as often as the bottom third, less this margin.
@@ -703,12 +704,22 @@ def _overview_figures(report: ClassReport, folder: Path) -> list[Figure]:
 # ------------------------------------------------------------------ writing
 
 
+def _cell(value: Any) -> Any:
+    """A CSV cell: numbers as they are, text as a spreadsheet shows text (no formulas)."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return csv_text(value)
+    return value
+
+
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(header)
         for row in rows:
-            w.writerow([csv_text(v) if isinstance(v, str) else v for v in row])
+            w.writerow([_cell(v) for v in row])
 
 
 def _tables(r: AssignmentReport, folder: Path, anonymous: bool) -> None:

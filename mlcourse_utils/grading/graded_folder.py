@@ -21,7 +21,7 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,8 @@ _REASON_PATTERNS = [
     (r"could not be read|could not be opened", "unreadable"),
     (r"used up its total grading time", "budget"),
     (r"timed out", "timeout"),
-    (r"memory", "memory"),
     (r"process died|failed too many times|killed by signal|exited \(status", "died"),
+    (r"memory", "memory"),
     (r"forbidden", "forbidden"),
     (r"reference implementation|mlcourse_utils", "delegation"),
     (r"internal grader error", "internal"),
@@ -155,8 +155,11 @@ def _number(text: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _csv_id(text: str) -> str:
-    """A student id as the grader wrote it in a CSV (``csv_text`` quotes formula starts)."""
+def _csv_id(text: str, known: Collection[str] = ()) -> str:
+    """A student id as the grader wrote it in a CSV (``csv_text`` quotes formula starts with
+    ``'``); an id of results.json (``known``) as it is."""
+    if text in known:
+        return text
     if text.startswith("'") and text[1:2] in ("=", "+", "-", "@", "\t", "\r"):
         return text[1:]
     return text
@@ -324,43 +327,6 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
             students[student] = StudentRecord(student)
         return students[student]
 
-    # task_scores.csv: per student and task (the grade; results.json adds the why).
-    path = folder / "task_scores.csv"
-    task_rows_of: dict[str, set[str]] = {}
-    if path.is_file():
-        for line, row in enumerate(_read_csv(path, ("student_id", "assignment", "task", "score",
-                                                    "max_score")), start=2):
-            score, top = _number(row["score"]), _number(row["max_score"])
-            if score is None or top is None:
-                raise GradedFolderError(f"{path}, line {line}: score and max_score must be numbers")
-            names.setdefault(row["assignment"], "task_scores.csv")
-            task = row["task"]
-            if task not in task_max:
-                tasks.append(task)
-                task_max[task] = top
-            student = _csv_id(row["student_id"])
-            record(student).task_scores[task] = score
-            task_rows_of.setdefault(student, set()).add(task)
-    else:
-        gaps.append("no task_scores.csv: task scores are taken from results.json")
-
-    # grades.csv: the total per student.
-    path = folder / "grades.csv"
-    totals: dict[str, float] = {}
-    if path.is_file():
-        for line, row in enumerate(_read_csv(path, ("student_id", "assignment", "score",
-                                                    "max_score")), start=2):
-            score, top = _number(row["score"]), _number(row["max_score"])
-            if score is None or top is None:
-                raise GradedFolderError(f"{path}, line {line}: score and max_score must be numbers")
-            names.setdefault(row["assignment"], "grades.csv")
-            max_score = top if max_score is None else max(max_score, top)
-            student = _csv_id(row["student_id"])
-            record(student)
-            totals[student] = score
-    else:
-        gaps.append("no grades.csv: totals are the sums of the task scores")
-
     # results.json: every check's outcome, the reasons and notes.
     data = _read_json(folder / "results.json", gaps,
                       "the failed checks and the reasons for withheld points are unknown")
@@ -395,6 +361,44 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
             rec.notes = [n for n in notes if isinstance(n, str)]
     elif data is not None:
         gaps.append("results.json is not a results file: the failed checks are unknown")
+
+    known = set(students)  # the ids of results.json
+    # task_scores.csv: per student and task (the grade; results.json adds the why).
+    path = folder / "task_scores.csv"
+    task_rows_of: dict[str, set[str]] = {}
+    if path.is_file():
+        for line, row in enumerate(_read_csv(path, ("student_id", "assignment", "task", "score",
+                                                    "max_score")), start=2):
+            score, top = _number(row["score"]), _number(row["max_score"])
+            if score is None or top is None:
+                raise GradedFolderError(f"{path}, line {line}: score and max_score must be numbers")
+            names.setdefault(row["assignment"], "task_scores.csv")
+            task = row["task"]
+            if task not in task_max:
+                tasks.append(task)
+                task_max[task] = top
+            student = _csv_id(row["student_id"], known)
+            record(student).task_scores[task] = score
+            task_rows_of.setdefault(student, set()).add(task)
+    else:
+        gaps.append("no task_scores.csv: task scores are taken from results.json")
+
+    # grades.csv: the total per student.
+    path = folder / "grades.csv"
+    totals: dict[str, float] = {}
+    if path.is_file():
+        for line, row in enumerate(_read_csv(path, ("student_id", "assignment", "score",
+                                                    "max_score")), start=2):
+            score, top = _number(row["score"]), _number(row["max_score"])
+            if score is None or top is None:
+                raise GradedFolderError(f"{path}, line {line}: score and max_score must be numbers")
+            names.setdefault(row["assignment"], "grades.csv")
+            max_score = top if max_score is None else max(max_score, top)
+            student = _csv_id(row["student_id"], known)
+            record(student)
+            totals[student] = score
+    else:
+        gaps.append("no grades.csv: totals are the sums of the task scores")
 
     distinct = sorted(names)
     if len(distinct) > 1:
