@@ -493,23 +493,6 @@ def test_every_figure_is_svg_png_and_csv_with_alt_text(tmp_path):
     assert histogram == {float(k): totals.get(float(k), 0) for k in range(7)}
 
 
-def test_save_figure_writes_reproducible_svg_and_png(tmp_path):
-    """The plotting helper the report uses: the same figure gives the same bytes twice."""
-    from mlcourse_utils.plotting import new_figure, save_figure
-
-    def draw(stem):
-        fig, ax = new_figure()
-        ax.bar([0, 1, 2], [3, 1, 2])
-        ax.set_xlabel("score")
-        return save_figure(fig, stem)
-
-    first = draw(tmp_path / "a" / "fig")
-    second = draw(tmp_path / "b" / "fig")
-    assert [p.suffix for p in first] == [".svg", ".png"]
-    for p, q in zip(first, second, strict=True):
-        assert p.read_bytes() == q.read_bytes()
-
-
 # ----------------------------------------------------------------------------- robustness
 
 
