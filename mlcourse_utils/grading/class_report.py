@@ -667,7 +667,7 @@ def _overview_figures(report: ClassReport, folder: Path) -> list[Figure]:
     ax.set_xlabel("students")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(axis="y", visible=False)
-    ax.legend(ncols=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8)
+    ax.legend(ncols=2, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     save_figure(fig, folder / "overview_scores")
     rows = [[r.name, len(r.students), *b] for r, b in zip(report.assignments, bands, strict=True)]
     alt = ("Stacked bar chart: for each assignment, the students by total autograded score as a "
