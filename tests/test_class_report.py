@@ -396,7 +396,8 @@ def test_anonymous_copy_holds_no_student_id(tmp_path):
     """Every file of the anonymous output is searched for every student id (as bytes).
 
     The ids are distinctive strings, so a hit can only be a leak; the instructor's copy of the
-    same folders must contain them (else the search proves nothing).
+    same folders must contain them (else the search proves nothing). The ids are also in
+    notes, reasons, times, manual points and comments, which the anonymous copy must not show.
     """
     a1, a2 = toy_assignment("first"), toy_assignment("second")
     ids = [f"stu-{k}-q7zx{k * 37}" for k in range(8)]
@@ -432,6 +433,11 @@ def test_anonymous_copy_holds_no_student_id(tmp_path):
                 for t in ("checks", "manual", "not_the_answer", "tasks"))
         else:
             assert found == set(ids)
+    # An anonymous copy written over an instructor's copy keeps none of its files.
+    out = tmp_path / "instructor"
+    assert cli.main(["report", str(f1), str(f2), "--out", str(out), "--anonymous"]) == 0
+    assert not [p for p in out.rglob("*") if p.is_file()
+                for s in ids if s.encode() in p.read_bytes()]
 
 
 def test_hostile_text_is_shown_as_text_and_the_page_runs_nothing(tmp_path):
