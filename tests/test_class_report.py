@@ -290,7 +290,8 @@ def test_failures_not_about_the_answer_are_listed_by_kind(tmp_path):
     """One student of each kind (by hand: one per category), besides two honest ones.
 
     The timed-out task's checks count as lost for a reason other than the answer, the stub's
-    as not attempted; neither is a failed check. The anonymous copy shows the counts only.
+    and a deleted function's as not attempted; neither is a failed check. The anonymous copy
+    shows the counts only.
     """
     a = toy_assignment()
     results = {
@@ -301,7 +302,9 @@ def test_failures_not_about_the_answer_are_listed_by_kind(tmp_path):
                                            "timed out after 6 s"},
                                reasons={"f": "timed out after 6 s (the time limit per cell and "
                                              "per test)"}),
-        "stub": student_result("stub", a, {"test_g": STUB, "test_g_hidden": STUB}),
+        "stub": student_result("stub", a, {"test_g": STUB, "test_g_hidden": STUB,
+                                           "test_h": "your function raised NameError: the "
+                                                     "notebook does not define a function 'h'"}),
         "greedy": student_result("greedy", a, {"test_h": "your function raised MemoryError: "
                                                "(memory limit 2048 MB)"}),
         "copier": student_result("copier", a, reasons={"h": DELEGATION}),
@@ -322,6 +325,7 @@ def test_failures_not_about_the_answer_are_listed_by_kind(tmp_path):
     assert checks["test_g"].not_attempted == 1 and checks["test_g"].failed == 0
     assert checks["test_g"].not_answer == 1  # the forbidden call
     assert checks["test_h"].not_answer == 2  # memory and delegation
+    assert checks["test_h"].not_attempted == 1 and checks["test_h"].failed == 0  # no function
     assert len(r.participants) == 8  # everyone but "nothing"
     text = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert "feedback/slow.html" in text and "forbidden" in text
