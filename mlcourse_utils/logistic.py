@@ -1312,19 +1312,24 @@ def sgd_logistic_regression(
         rng = np.random.default_rng(int(seed))
     else:
         raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
+    return _sgd(X, y, l2, batch_size, lr, decay, n_epochs, rng)
+
+
+def _sgd(X, y, l2, batch_size, lr, decay, n_epochs, rng):
+    """Minibatch SGD on L(w, b) / N for checked inputs; see :func:`sgd_logistic_regression`."""
     N, D = X.shape
-    steps_per_epoch = -(-N // batch_size)            # ceil(N / batch_size)
+    steps_per_epoch = -(-N // batch_size)           # T = ceil(N / batch_size)
     w, b, t = np.zeros(D), 0.0, 0
     losses = [_binary_nll_and_grad(w, b, X, y, l2)[0]]
     for _ in range(n_epochs):
-        order = rng.permutation(N)
+        order = rng.permutation(N)                  # a new random order every epoch
         for start in range(0, N, batch_size):       # a loop over minibatches
             batch = order[start:start + batch_size]
             Xb = X[batch]
             with np.errstate(under="ignore"):
                 r = _sigmoid(Xb @ w + b) - y[batch]  # residuals sigma(a_n) - y_n
             eta = lr / (1.0 + decay * t / steps_per_epoch)
-            w = w - eta * (r @ Xb / batch.shape[0] + (l2 / N) * w)
+            w = w - eta * (r @ Xb / len(batch) + (l2 / N) * w)
             b = b - eta * float(np.mean(r))
             t += 1
         losses.append(_binary_nll_and_grad(w, b, X, y, l2)[0])
