@@ -105,3 +105,70 @@ def test_long_signature(tmp_path):
     path.write_text("def g(a: int,\n      b: int,\n      ) -> int:\n    \"\"\"Doc.\"\"\"\n"
                     "    return a + b\n")
     assert expected_lines(path, "g") == "1-3,5-"
+
+
+# ------------------------------------------------ chapter 5: the instructor edition keeps the code
+
+#: Chapters whose assignment's reference code the instructor edition must still list (with
+#: the student edition showing mathematics or pseudo-code instead): docname -> assignment.
+INSTRUCTOR_LISTINGS = {"book/logistic": "logistic_regression"}
+
+
+def _module_calls(path):
+    """{function name: names of the module's functions it calls} for one module."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    calls = {}
+    for name, node in functions.items():
+        calls[name] = {n.func.id for n in ast.walk(node)
+                       if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                       and n.func.id in functions and n.func.id != name}
+    return calls
+
+
+def _reachable(calls, start):
+    """``start`` and every function of the module that it calls, directly or not."""
+    seen, todo = set(), [start]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(calls.get(name, ()))
+    return seen
+
+
+@pytest.mark.parametrize("docname", sorted(INSTRUCTOR_LISTINGS))
+def test_instructor_edition_lists_the_code_of_every_task(docname):
+    """Every task of the chapter's assignment has its reference code (the task's function or a
+    function of the module that it calls) listed in the chapter; the test above requires those
+    listings to be instructor-only, so the instructor edition still shows the reference code
+    that the student edition gives as mathematics or pseudo-code."""
+    from mlcourse_utils.grading.notebook import load_assignment
+
+    tasks = load_assignment(INSTRUCTOR_LISTINGS[docname], ROOT).tasks
+    listed = {(path, name) for path, name, _ in listings(docname)}
+    modules = {path for path, _ in listed}
+    missing = []
+    for task in tasks:
+        reach = set()
+        for path in modules:
+            calls = _module_calls(path)
+            if task in calls:
+                reach |= {(path, name) for name in _reachable(calls, task)}
+        if reach and not reach & listed:
+            missing.append(task)
+    covered = [task for task in tasks
+               if any(task in _module_calls(path) for path in modules)]
+    assert len(covered) >= 6, f"{docname}: the parser found the code of only {covered}"
+    assert not missing, (f"{docname}: no listing (instructor-only) of the reference code of "
+                         f"{missing}")
+
+
+def test_reachable_follows_calls(tmp_path):
+    """f calls g, g calls _h: all three are reached from f, only _h from _h."""
+    path = tmp_path / "m.py"
+    path.write_text("def _h():\n    return 1\n\n\ndef g():\n    return _h()\n\n\n"
+                    "def f():\n    return g()\n")
+    calls = _module_calls(path)
+    assert _reachable(calls, "f") == {"f", "g", "_h"}
+    assert _reachable(calls, "_h") == {"_h"}
