@@ -107,68 +107,100 @@ def test_long_signature(tmp_path):
     assert expected_lines(path, "g") == "1-3,5-"
 
 
-# ------------------------------------------------ chapter 5: the instructor edition keeps the code
+# ---------------------------------------------------------------- listings of assigned functions
 
-#: Chapters whose assignment's reference code the instructor edition must still list (with
-#: the student edition showing mathematics or pseudo-code instead): docname -> assignment.
-INSTRUCTOR_LISTINGS = {"book/logistic": "logistic_regression"}
+#: Chapters whose listings of the functions their assignment asks for are instructor-only (issue
+#: 24: the student edition never prints an answer), each with the tasks whose reference listing
+#: the instructor edition keeps. Add a chapter here once its listings have moved.
+INSTRUCTOR_ONLY_CHAPTERS = {
+    "book/information": {"kl_divergence", "is_prefix_free", "huffman_code_lengths",
+                         "two_part_codelength"},
+    "book/logistic": {"sigmoid", "logistic_nll", "fit_logistic_regression", "softmax",
+                      "fit_softmax_regression"},
+}
+#: Reference helpers that do the work of a task (the task itself only calls them): their
+#: listing is the task's answer.
+COMPUTES = {
+    "two_part_code_terms": "two_part_codelength",
+    # logistic.py: the sigmoid, the loss with its gradient, the gradient-descent loop (and the
+    # SGD loop, which with one full batch is that loop), the softmax, the softmax loss
+    "_sigmoid": "sigmoid",
+    "_binary_nll_and_grad": "logistic_nll",
+    "gradient_descent": "fit_logistic_regression",
+    "_sgd": "fit_logistic_regression",
+    "_log_softmax_rows": "softmax",
+    "_softmax_nll_and_grad": "fit_softmax_regression",
+}
+
+_ASSIGNMENT_LINK = re.compile(r"\.\./exercises/(?P<name>\w+)/(?P=name)\.ipynb")
+_BLOCK_OPEN = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<kind>admonition|only)\}\s*(?P<arg>.*)$")
 
 
-def _module_calls(path):
-    """{function name: names of the module's functions it calls} for one module."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    calls = {}
-    for name, node in functions.items():
-        calls[name] = {n.func.id for n in ast.walk(node)
-                       if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                       and n.func.id in functions and n.func.id != name}
-    return calls
+def instructor_only_spans(text):
+    """(start, end) character offsets of the blocks only the instructor edition shows: an
+    admonition with the class ``instructor-note`` or ``teaching-note``, or ``{only} instructor``."""
+    spans, lines, offset = [], text.splitlines(keepends=True), 0
+    starts = []
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    for i, line in enumerate(lines):
+        match = _BLOCK_OPEN.match(line.rstrip("\n"))
+        if not match:
+            continue
+        end = next((j for j in range(i + 1, len(lines))
+                    if lines[j].strip() == match.group("fence")), None)
+        if end is None:
+            continue
+        options = "".join(lines[i + 1:end])
+        if (match.group("kind") == "only" and match.group("arg").strip() == "instructor") or (
+                match.group("kind") == "admonition"
+                and re.search(r"^:class:.*\b(?:instructor|teaching)-note\b", options, flags=re.M)):
+            spans.append((starts[i], starts[end] + len(lines[end])))
+    return spans
 
 
-def _reachable(calls, start):
-    """``start`` and every function of the module that it calls, directly or not."""
-    seen, todo = set(), [start]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(calls.get(name, ()))
-    return seen
-
-
-@pytest.mark.parametrize("docname", sorted(INSTRUCTOR_LISTINGS))
-def test_instructor_edition_lists_the_code_of_every_task(docname):
-    """Every task of the chapter's assignment has its reference code (the task's function or a
-    function of the module that it calls) listed in the chapter; the test above requires those
-    listings to be instructor-only, so the instructor edition still shows the reference code
-    that the student edition gives as mathematics or pseudo-code."""
+def assigned_functions(docname):
+    """The autograded tasks of the assignment a chapter links to (empty when it links none)."""
     from mlcourse_utils.grading.notebook import load_assignment
 
-    tasks = load_assignment(INSTRUCTOR_LISTINGS[docname], ROOT).tasks
-    listed = {(path, name) for path, name, _ in listings(docname)}
-    modules = {path for path, _ in listed}
-    missing = []
-    for task in tasks:
-        reach = set()
-        for path in modules:
-            calls = _module_calls(path)
-            if task in calls:
-                reach |= {(path, name) for name in _reachable(calls, task)}
-        if reach and not reach & listed:
-            missing.append(task)
-    covered = [task for task in tasks
-               if any(task in _module_calls(path) for path in modules)]
-    assert len(covered) >= 6, f"{docname}: the parser found the code of only {covered}"
-    assert not missing, (f"{docname}: no listing (instructor-only) of the reference code of "
-                         f"{missing}")
+    match = _ASSIGNMENT_LINK.search((ROOT / f"{docname}.md").read_text(encoding="utf-8"))
+    return set(load_assignment(match.group("name"), root=ROOT).tasks) if match else set()
 
 
-def test_reachable_follows_calls(tmp_path):
-    """f calls g, g calls _h: all three are reached from f, only _h from _h."""
-    path = tmp_path / "m.py"
-    path.write_text("def _h():\n    return 1\n\n\ndef g():\n    return _h()\n\n\n"
-                    "def f():\n    return g()\n")
-    calls = _module_calls(path)
-    assert _reachable(calls, "f") == {"f", "g", "_h"}
-    assert _reachable(calls, "_h") == {"_h"}
+@pytest.mark.parametrize("docname", sorted(INSTRUCTOR_ONLY_CHAPTERS))
+def test_assigned_functions_are_listed_only_for_instructors(docname):
+    """Every ``literalinclude`` of a function the chapter's assignment asks for (or of the
+    reference helper that computes it) sits in an instructor-only block, and the instructor
+    edition still lists the tasks it listed before."""
+    text = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+    tasks = assigned_functions(docname)
+    assert tasks >= INSTRUCTOR_ONLY_CHAPTERS[docname], \
+        f"{docname}: its assignment has no tasks {INSTRUCTOR_ONLY_CHAPTERS[docname] - tasks}"
+    spans = instructor_only_spans(text)
+    listed = set()
+    for match in LISTING.finditer(text):
+        name = re.search(r"^:pyobject:\s*(\S+)", match.group("options"), flags=re.M)
+        task = COMPUTES.get(name.group(1), name.group(1)) if name else None
+        if task not in tasks:
+            continue
+        assert any(lo <= match.start() < hi for lo, hi in spans), (
+            f"{docname}: the listing of {name.group(1)} (assignment task {task}) is in the "
+            "student edition; put it in an instructor-note admonition")
+        listed.add(task)
+    missing = INSTRUCTOR_ONLY_CHAPTERS[docname] - listed
+    assert not missing, f"{docname}: the instructor edition lost the listings of {sorted(missing)}"
+
+
+def test_instructor_only_spans_finds_notes_and_only_blocks():
+    """The span finder sees an instructor-note admonition and an {only} instructor block, and
+    not a Common mistake box."""
+    sample = (":::{admonition} Instructor note: x\n:class: instructor-note\n"
+              "```{literalinclude} a.py\n:pyobject: f\n```\n:::\n"
+              ":::{admonition} Common mistake: y\n:class: common-mistake\ntext\n:::\n"
+              "````{only} instructor\n```{literalinclude} a.py\n:pyobject: g\n```\n````\n")
+    spans = instructor_only_spans(sample)
+    assert len(spans) == 2
+    inside = [sample[lo:hi] for lo, hi in spans]
+    assert ":pyobject: f" in inside[0] and ":pyobject: g" in inside[1]
+    assert "common-mistake" not in "".join(inside)
