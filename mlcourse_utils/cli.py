@@ -81,7 +81,8 @@ def _cmd_grade(args):
         assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
                                           timeout=args.timeout, memory_mb=args.memory,
                                           student_timeout=args.student_timeout, shard=shard,
-                                          secret=secret)
+                                          secret=secret,
+                                          require_isolation=args.require_isolation)
     except (FileNotFoundError, ValueError) as exc:
         print(f"mlcourse grade: {exc}", file=sys.stderr)
         return 1
@@ -146,7 +147,8 @@ def _cmd_export(args):
 
     try:
         report = export(args.graded, args.format, args.roster, args.out,
-                        config_path=args.config, missing=args.missing)
+                        config_path=args.config, missing=args.missing, times_path=args.times,
+                        times_from_submission=args.times_from_submission)
     except (FileNotFoundError, ValueError) as exc:
         print(f"mlcourse export: {exc}", file=sys.stderr)
         return 1
@@ -159,9 +161,15 @@ def _cmd_export(args):
         for label, table in lists:
             if table[name]:
                 print(f"  {name}: {len(table[name])} {label}: {', '.join(table[name])}")
+        sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
+        print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
+        for student, problem in sorted(report.time_problems[name].items()):
+            print(f"  {name}: {student}: time not used: {problem}")
+        for who, ids in sorted(report.conflicts[name].items()):
+            print(f"  {name}: {who}: not exported: several submissions match ({', '.join(ids)})")
         for student, cell in sorted(report.late[name].items()):
             print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
-                  f"({cell.raw:g} -> {cell.score:.4g})")
+                  f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
     return 0
 
 
@@ -235,6 +243,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="grade only the K-th of N deterministic slices of the class (for a "
                         "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
+    p.add_argument("--require-isolation", action="store_true",
+                   help="stop before grading when a sandbox defence (namespaces, unprivileged "
+                        "user, seccomp, cgroups, ...) is missing on this machine")
     p.set_defaults(func=_cmd_grade)
 
     p = sub.add_parser("grade-merge", help="join the output folders of `grade --shard K/N` runs")
@@ -279,6 +290,12 @@ def make_parser() -> argparse.ArgumentParser:
                         "mlcourse_utils/grading/lms.py); without it, no penalty")
     p.add_argument("--missing", choices=["blank", "zero"], default="blank",
                    help="grade of a roster student without a submission (default: blank)")
+    p.add_argument("--times", default=None, metavar="TIMES.csv",
+                   help="the trusted submission times (student_id,submitted_at[,assignment]) "
+                        "from the LMS or exchange, for the late penalty")
+    p.add_argument("--times-from-submission", action="store_true",
+                   help="also use the time found inside a submission (timestamp.txt or the "
+                        "file's time), which the student controls, where TIMES.csv has none")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("check", help="run a notebook's visible tests (for students)")

@@ -379,12 +379,16 @@ def test_sanitized_notebook_drops_outputs_attachments_and_script():
                                             " \ud800", "metadata": {},
          "attachments": {"a.png": {"image/png": "AAAA"}}},
     ]}
+    import nbformat
+
     clean = gradebook.sanitized_notebook(json.dumps(nb).encode())
     text = json.dumps(clean)
     assert "<script" not in text and "onerror" not in text and "attachments" not in text
-    assert clean.cells[0].outputs == [] and clean.cells[0].execution_count is None
-    assert clean.cells[0].metadata["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
-    assert clean.cells[1].source.startswith("ok ")
+    nbformat.validate(nbformat.from_dict(clean))  # a valid notebook for formgrader
+    cells = clean["cells"]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+    assert cells[0]["metadata"]["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
+    assert cells[1]["source"].startswith("ok ")
     text.encode("utf-8")
 
 
