@@ -205,6 +205,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         students = {s: p for s, p in students.items() if in_shard(s, shard)}
     book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
     results, failures = {}, []
+    baseline = _peak_memory_mb()
     watch = _StallWatch()
     watch.start()
     options = dict(timeout=timeout, memory_mb=memory_mb, hidden=hidden,
@@ -239,7 +240,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     _safe_write("the submission times", "the class",
                 functools.partial(lms.write_timestamps, out, students), failures)
     run = {"longest_stall_seconds": round(watch.stop(), 3),
-           "peak_memory_mb": round(_peak_memory_mb(), 1),
+           "baseline_memory_mb": round(baseline, 1), "peak_memory_mb": round(_peak_memory_mb(), 1),
            "longest_student_seconds": round(max((r.seconds for r in results.values()),
                                                 default=0.0), 3)}
     write_results(results, assignment, out, found, run)

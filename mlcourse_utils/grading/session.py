@@ -87,17 +87,17 @@ class GradeResult:
 
     def bound(self) -> GradeResult:
         """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
-        if len(self.cell_errors) > MAX_CELL_ERRORS:
-            more = len(self.cell_errors) - MAX_CELL_ERRORS
-            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
-            self.notes.append(f"{more} more cells raised an error (not listed)")
-        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
-            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
-            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
-            self.notes.append(f"{more} more warnings while the notebook ran (not listed)")
         notes = list(dict.fromkeys(self.notes))
         if len(notes) > MAX_NOTES:
             notes = notes[:MAX_NOTES] + [f"{len(notes) - MAX_NOTES} more notes (not listed)"]
+        if len(self.cell_errors) > MAX_CELL_ERRORS:
+            more = len(self.cell_errors) - MAX_CELL_ERRORS
+            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+            notes.append(f"{more} more cells raised an error (not listed)")
+        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
+            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
+            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
+            notes.append(f"{more} more warnings while the notebook ran (not listed)")
         self.notes = notes
         for t in self.tests:
             t.message = clean_text(t.message, 2000)
