@@ -417,6 +417,12 @@ class _Server:
         theirs.close()
         self._control = ours
 
+    def warm_up(self) -> None:
+        """Start the server now (it imports for about a second) rather than at first use."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+
     def _send(self, message, fds=()):
         import socket
 
@@ -479,6 +485,11 @@ class _Server:
 
 
 _SERVER = _Server()
+
+
+def warm_up() -> None:
+    """Start the process that forks the readers, so that the first student does not wait."""
+    _SERVER.warm_up()
 
 
 @dataclasses.dataclass

@@ -190,6 +190,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
     hidden = sorted({root.resolve(), submissions, out})
+    analysis.warm_up()  # (its imports run while the defences are probed)
     found = sandbox.defences(min(memory_mb, 1024), hidden)
     for line in describe_defences(found):
         print(line, file=sys.stderr)

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from .notebook import cell_source, nbgrader_meta, read_notebook_cells
-from .submissions import read_submitted_file
 
 
 def start(out: Path | str, source: Path | str, assignment: str) -> subprocess.Popen[str]:
@@ -122,17 +121,13 @@ def sanitized_notebook(data: bytes | Sequence[Mapping[str, Any]]) -> dict[str, A
 
 
 def write_sanitized_cells(cells: Sequence[Mapping[str, Any]], target: Path) -> None:
-    """Write :func:`sanitized_notebook` of a submission's cells to ``target``."""
+    """Write :func:`sanitized_notebook` of a submission's cells to ``target`` (called inside
+    :func:`~.analysis.analyse`'s child: sanitising costs far more than the text's size)."""
     nb = sanitized_notebook(cells)
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target, "w", encoding="utf-8") as fh:
         json.dump(nb, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
-
-
-def write_sanitized_copy(path: Path | str, target: Path) -> None:
-    """Write :func:`sanitized_notebook` of the submitted file ``path`` to ``target``."""
-    write_sanitized_cells(read_notebook_cells(read_submitted_file(path)), target)
 
 
 _UNSAFE_IN_EXPORT = re.compile(r'[,"]|[^\S ]')

@@ -319,14 +319,16 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
                    student: str = "student", *, timeout: float = 60.0, memory_mb: int = 4096,
                    hidden: Collection[Path | str] = (), student_timeout: float | None = None,
                    secret: bytes | None = None, copy_to: Path | str | None = None,
-                   manual_dir: Path | str | None = None) -> GradeResult:
+                   manual_dir: Path | str | None = None,
+                   watch: Collection[str] = ()) -> GradeResult:
     """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
 
     ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
     ``student_timeout`` is the student's total budget in seconds (default
     ``DEFAULT_BUDGET_FACTOR * timeout``): it starts now and covers reading the notebook
     (:func:`~.analysis.analyse`, which also writes the formgrader copy ``copy_to`` and the
-    rendered manual answers into ``manual_dir``), its cells and its tests. ``secret`` (bytes)
+    rendered manual answers into ``manual_dir``; ``watch``: more qualified names whose use it
+    reports per cell, :attr:`~.analysis.Analysis.uses`), its cells and its tests. ``secret`` (bytes)
     seeds the hidden tests' random inputs together with the student id
     (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
     """
@@ -346,7 +348,7 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
         return zero_all(path.reason)
     try:
         found = analyse(path, assignment, timeout=timeout, deadline=start + budget,
-                        copy_to=copy_to, manual_dir=manual_dir)
+                        copy_to=copy_to, manual_dir=manual_dir, watch=watch)
     except AnalysisError as exc:
         return zero_all(clean_text(str(exc), 500))
     result.notes.extend(found.notes)
