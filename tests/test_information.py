@@ -40,6 +40,7 @@ from mlcourse_utils.information import (
     two_part_code_terms,
     two_part_codelength,
 )
+from tolerances import few_ops
 
 # Distributions for property tests: non-negative weights, at least one positive, normalised.
 weights = st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=1, max_size=12).filter(
@@ -93,15 +94,15 @@ def test_entropy_matches_scipy_in_several_bases():
 def test_entropy_units_convert_by_log_of_the_base():
     """H in nats = H in bits * ln 2; a fair three-sided die has exactly one trit."""
     p = np.array([0.5, 0.25, 0.125, 0.125])
-    assert_allclose(entropy(p, base=np.e), 1.75 * np.log(2), rtol=1e-14)
-    assert_allclose(entropy([1 / 3] * 3, base=3), 1.0, rtol=1e-14)
+    assert_allclose(entropy(p, base=np.e), 1.75 * np.log(2), rtol=few_ops())
+    assert_allclose(entropy([1 / 3] * 3, base=3), 1.0, rtol=few_ops())
 
 
 def test_entropy_of_rows():
     P = np.array([[0.25] * 4, [0.5, 0.25, 0.125, 0.125], [1.0, 0.0, 0.0, 0.0]])
     out = entropy(P)
     assert isinstance(out, np.ndarray) and out.dtype == np.float64
-    assert_allclose(out, [2.0, 1.75, 0.0], atol=1e-15)
+    assert_allclose(out, [2.0, 1.75, 0.0], atol=few_ops())
 
 
 @settings(max_examples=80, deadline=None)
@@ -141,7 +142,7 @@ def test_entropy_rejects_a_string():
 def test_cross_entropy_by_hand():
     """H((1/2, 1/2), (1/4, 3/4)) = -(1/2) log2(1/4) - (1/2) log2(3/4) = 1 + (1/2) log2(4/3)."""
     assert_allclose(cross_entropy([0.5, 0.5], [0.25, 0.75]), 1 + 0.5 * np.log2(4 / 3),
-                    rtol=1e-14)
+                    rtol=few_ops())
 
 
 def test_cross_entropy_is_entropy_plus_kl_from_scipy():
@@ -581,7 +582,7 @@ def test_two_part_codelength_by_hand_for_a_constant():
     -log2(0.01) + (1/2) log2(2 pi / 4) + (1/4) / (2 (1/4) ln 2) bits."""
     per_point = -np.log2(0.01) + 0.5 * np.log2(2 * np.pi / 4) + 0.5 / np.log(2)
     model, data = two_part_code_terms([0, 1, 2, 3], [0, 1, 0, 1], 0)
-    assert_allclose(model, 2.0, rtol=1e-14)
+    assert_allclose(model, 2.0, rtol=few_ops())
     assert_allclose(data, 4 * per_point, rtol=1e-12)
     assert_allclose(two_part_codelength([0, 1, 2, 3], [0, 1, 0, 1], 0), 2 + 4 * per_point,
                     rtol=1e-12)

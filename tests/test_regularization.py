@@ -118,6 +118,7 @@ def test_ridge_at_zero_is_chapter_one_least_squares():
     y = rng.normal(size=12)
     w, b = ridge_fit(X, y, 0)
     w_ml, b_ml, _ = linear_regression_mle(X, y)
+    # Exact: ridge_fit hands lam = 0 to linear_regression_mle itself (the same operations).
     assert_array_equal(w, w_ml)
     assert b == b_ml
 
