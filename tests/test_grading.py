@@ -817,3 +817,29 @@ def test_grading_extra_lists_what_grading_imports():
     extra = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower()
              for r in project["project"]["optional-dependencies"]["grading"]}
     assert set(batch.REQUIRED_MODULES.values()) | {"sphinx-mathjax-offline"} <= extra
+
+
+def test_pages_that_cannot_be_made_cost_only_the_pages(tmp_path, demo_assignment):
+    """A derivation whose Markdown takes seconds to render, given 0.3 s: its page shows the
+    reason in place of the answer, no half-written copy is left, and reading the code for
+    grading is unaffected; an ordinary derivation renders (by hand: its text, escaped)."""
+    import dataclasses
+
+    a = dataclasses.replace(demo_assignment, manual=[("deriv", 2.0)])
+    derivation = {"cell_type": "markdown", "source": "[" * 30_000 + "*a " * 20_000,
+                  "metadata": {"nbgrader": {"grade_id": "deriv", "grade": True,
+                                            "solution": True, "points": 2}}}
+    slow = _notebook(tmp_path / "slow.ipynb", [_code("def f(x):\n    return x",
+                                                     grade_id="f", solution=True), derivation])
+    assert [t for _, _, t in analysis.analyse(slow, a, timeout=60).cells] == ["f"]
+    problem = analysis.render_pages(slow, a, timeout=0.3, copy_to=tmp_path / "copy.ipynb",
+                                    manual_dir=tmp_path / "pages")
+    assert "longer than 0.3 s" in problem
+    assert "No answer shown: reading the notebook took longer" in \
+        (tmp_path / "pages" / "0.html").read_text()
+    assert not (tmp_path / "copy.ipynb").exists() and not (tmp_path / "copy.ipynb.part").exists()
+    derivation["source"] = "We get $a < b$ and <b>bold</b>."
+    fine = _notebook(tmp_path / "fine.ipynb", [derivation])
+    assert analysis.render_pages(fine, a, timeout=60, manual_dir=tmp_path / "ok") is None
+    page = (tmp_path / "ok" / "0.html").read_text()
+    assert r'<span class="math">\(a &lt; b\)</span>' in page and "&lt;b&gt;bold" in page

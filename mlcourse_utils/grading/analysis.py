@@ -1,8 +1,9 @@
 """The grader's reading of a submitted notebook, in a child process with time and memory limits.
 
-Everything the grader learns from a student's file passes through :func:`analyse`: the JSON,
-the cells, the names the code uses, the tampering patterns, the sanitised copy for nbgrader's
-formgrader and the manual-grading answers rendered as HTML. That work grows with what the student
+Everything the grader learns from a student's file passes through here: the JSON, the cells,
+the names the code uses and the tampering patterns (:func:`analyse`), the sanitised copy for
+nbgrader's formgrader and the manual-grading answers as HTML (:func:`render_pages`). That work
+grows with what the student
 hands in (up to the 16 MB notebook cap) and some of it (Python's parser, Markdown and HTML
 sanitising) costs far more time and memory than the text's size, so it never runs in the grader:
 
@@ -13,7 +14,10 @@ sanitising) costs far more time and memory than the text's size, so it never run
   budget: a child that runs out of either, or of memory, is killed, and the student gets zero
   with that reason (:class:`AnalysisError`), as for a notebook that cannot be read;
 * what comes back is bounded and cheap to decode: a small JSON header (at most
-  :data:`MAX_CELLS` cells) and the code cells' sources as raw UTF-8 after it.
+  :data:`MAX_CELLS` cells) and the code cells' sources as raw UTF-8 after it;
+* the pages made from the notebook (the formgrader copy, the manual-grading answers) are made
+  by a second child (:func:`render_pages`), so that a failure there costs the student only
+  those pages (each answer that cannot be shown gets the reason in its place), never points.
 
 For other checks of student code (e.g. forbidden calls), use :func:`scan_code` on a cell *inside*
 the child (add the names to watch to :func:`analyse`'s ``watch``; the answer lists, per code cell,
@@ -190,9 +194,9 @@ class Request:
     tests: dict[str, str]          # test grade_id -> what students see of it
     manual: list[str]              # manually graded cells' grade_ids
     watch: list[str]
-    copy_to: str | None = None     # the sanitised copy for formgrader
-    manual_dir: str | None = None  # one HTML fragment per manual cell: <manual_dir>/<k>.html
-    grade: bool = True             # False: only the copy and the manual fragments
+    copy_to: str | None = None     # pages: the sanitised copy for formgrader
+    manual_dir: str | None = None  # pages: one HTML fragment per manual cell, <k>.html
+    grade: bool = True             # True: read the code; False: make the pages
 
 
 def _notes_for(index, scan, task):
@@ -242,19 +246,37 @@ def _child_work(request):
     cells = read_notebook_cells(read_submitted_file(request.path))
     if len(cells) > MAX_CELLS:
         raise ValueError(f"the notebook has {len(cells)} cells; at most {MAX_CELLS} are accepted")
-    header, sources = _analyse_cells(cells, request) if request.grade else ({}, [])
-    if request.copy_to:
-        try:
-            gradebook.write_sanitized_cells(cells, Path(request.copy_to))
-        except (OSError, ValueError) as exc:
-            header["copy_error"] = clean_text(f"{type(exc).__name__}: {exc}", 300)
+    if request.grade:
+        return _analyse_cells(cells, request)
+    problems = []
     if request.manual_dir:
         folder = Path(request.manual_dir)
         folder.mkdir(parents=True, exist_ok=True)
         for k, gid in enumerate(request.manual):
             found = [c for c in cells if grade_id(c) == gid and is_manual_cell(c)]
-            (folder / f"{k}.html").write_text(answers.answer_fragment(found), encoding="utf-8")
-    return header, sources
+            try:
+                fragment = answers.answer_fragment(found)
+            except MemoryError:
+                fragment = _missing(f"rendering it needed more than {MEMORY_MB} MB")
+                problems.append(f"{gid}: rendering it needed more than {MEMORY_MB} MB")
+            except Exception as exc:  # noqa: BLE001 (this answer's problem, not the page's)
+                reason = f"{type(exc).__name__}: {clean_text(str(exc), 200)}"
+                fragment = _missing(f"it could not be rendered ({reason})")
+                problems.append(f"{gid}: {reason}")
+            (folder / f"{k}.html").write_text(fragment, encoding="utf-8")
+    if request.copy_to:
+        try:
+            gradebook.write_sanitized_cells(cells, Path(request.copy_to))
+        except (OSError, ValueError) as exc:
+            problems.append(f"the copy for formgrader: {type(exc).__name__}: {exc}")
+    return {"problems": [clean_text(p, 300) for p in problems]}, []
+
+
+def _missing(reason):
+    """The fragment shown in place of an answer that cannot be shown (our own text)."""
+    import html
+
+    return f'<p class="missing">No answer shown: {html.escape(reason)}.</p>\n'
 
 
 def _frame(header, sources):
@@ -367,7 +389,10 @@ def _serve(control_fd: int, preload: list[str]) -> None:
             if pid in live:
                 os.kill(pid, signal.SIGKILL)
         elif message[:1] == b"R" and len(fds) == 2:
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:  # (no process to spare: the grader sees the reply pipe close)
+                pid = None
             if pid == 0:
                 code = 1
                 try:
@@ -376,7 +401,8 @@ def _serve(control_fd: int, preload: list[str]) -> None:
                     code = 0
                 finally:
                     os._exit(code)
-            live.add(pid)
+            if pid is not None:
+                live.add(pid)
         for fd in fds:
             os.close(fd)
 
@@ -500,7 +526,6 @@ class Analysis:
     delegated: set[str]                       # tasks whose answer cell uses the reference
     notes: list[str]                          # tampering and other remarks for the feedback
     uses: dict[int, list[str]]                # cell index -> watched names it uses
-    copy_error: str | None = None             # why the formgrader copy was not written
     seconds: float = 0.0                      # the child's wall time
 
 
@@ -520,34 +545,17 @@ def _decode(data):
     if offset != len(data):
         raise AnalysisError("the notebook could not be read (its reader stopped while "
                             "answering)")
-    return Analysis(cells, set(header.get("delegated", [])), list(header.get("notes", [])),
-                    {int(i): list(u) for i, u in header.get("uses", [])},
-                    header.get("copy_error"))
+    return header, Analysis(cells, set(header.get("delegated", [])),
+                            list(header.get("notes", [])),
+                            {int(i): list(u) for i, u in header.get("uses", [])})
 
 
-def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
-            deadline: float | None = None, watch: Iterable[str] = (),
-            copy_to: Path | str | None = None, manual_dir: Path | str | None = None,
-            grade: bool = True, memory_mb: int = MEMORY_MB) -> Analysis:
-    """Read a submitted notebook in a limited child process (see the module's docstring).
-
-    ``timeout`` (seconds) and ``deadline`` (a ``time.monotonic()`` value, the end of the
-    student's budget) bound the child's wall time, ``memory_mb`` what it may allocate. The child
-    also writes the sanitised copy to ``copy_to`` and one HTML fragment per manually graded cell
-    into ``manual_dir`` (``<k>.html`` for the k-th of ``assignment.manual``); with
-    ``grade=False`` that is all it does. Raises :class:`AnalysisError` with the reason for the
-    student (not a notebook, too many cells, out of time or memory).
-    """
+def _run(request, timeout, deadline, memory_mb):
+    """``(header, Analysis, seconds)`` of one request answered by a limited child."""
     start = time.monotonic()
     limit = start + timeout
     if deadline is not None and deadline < limit:
         limit = deadline
-    request = Request(str(path), list(assignment.tasks),
-                      {t.grade_id: assignment.visible_sources.get(t.grade_id, t.source)
-                       for t in assignment.tests},
-                      [gid for gid, _ in assignment.manual],
-                      sorted({REFERENCE, *watch}), str(copy_to) if copy_to else None,
-                      str(manual_dir) if manual_dir else None, grade)
     payload = json.dumps({**dataclasses.asdict(request), "memory_mb": memory_mb,
                           "cpu_seconds": max(1, math.ceil(limit - start) + 1)}).encode()
     data, timed_out = _SERVER.run(payload, limit)
@@ -560,24 +568,72 @@ def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
     if data is None:
         raise AnalysisError(f"the notebook could not be read (its reader stopped; it may have "
                             f"needed more than {memory_mb} MB)")
-    result = _decode(data)
+    header, result = _decode(data)
     result.seconds = seconds
-    return result
+    return header, result
+
+
+def _request(path, assignment, watch=(), grade=True, copy_to=None, manual_dir=None):
+    return Request(str(path), list(assignment.tasks),
+                   {t.grade_id: assignment.visible_sources.get(t.grade_id, t.source)
+                    for t in assignment.tests},
+                   [gid for gid, _ in assignment.manual], sorted({REFERENCE, *watch}),
+                   str(copy_to) if copy_to else None, str(manual_dir) if manual_dir else None,
+                   grade)
+
+
+def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
+            deadline: float | None = None, watch: Iterable[str] = (),
+            memory_mb: int = MEMORY_MB) -> Analysis:
+    """Read a submitted notebook's code in a limited child process (see the module's docstring).
+
+    ``timeout`` (seconds) and ``deadline`` (a ``time.monotonic()`` value, the end of the
+    student's budget) bound the child's wall time, ``memory_mb`` what it may allocate; ``watch``
+    adds qualified names to report per cell (:attr:`Analysis.uses`). Raises
+    :class:`AnalysisError` with the reason for the student (not a notebook, too many cells, out
+    of time or memory).
+    """
+    return _run(_request(path, assignment, watch), timeout, deadline, memory_mb)[1]
+
+
+def render_pages(path: Path | str, assignment: Assignment, *, timeout: float,
+                 deadline: float | None = None, copy_to: Path | str | None = None,
+                 manual_dir: Path | str | None = None, memory_mb: int = MEMORY_MB) -> str | None:
+    """Write a submission's formgrader copy (``copy_to``) and its manual-grading answers
+    (``manual_dir/<k>.html``, k: the cell's position in ``assignment.manual``) in a limited
+    child process; returns None, or what could not be made and why (never raises).
+
+    A failure costs only these pages, not the student's score: an answer that could not be
+    rendered gets the reason in its place, and a copy left half-written is removed.
+    """
+    try:
+        header, _ = _run(_request(path, assignment, grade=False, copy_to=copy_to,
+                                  manual_dir=manual_dir), timeout, deadline, memory_mb)
+        problem = "; ".join(header.get("problems", [])) or None
+    except AnalysisError as exc:
+        problem = str(exc)
+        if copy_to:
+            for leftover in (Path(copy_to), Path(f"{copy_to}.part")):
+                leftover.unlink(missing_ok=True)
+    if manual_dir:
+        for k in range(len(assignment.manual)):
+            fragment = Path(manual_dir) / f"{k}.html"
+            if not fragment.is_file():
+                fragment.parent.mkdir(parents=True, exist_ok=True)
+                fragment.write_text(_missing(problem or "it was not rendered"), encoding="utf-8")
+    return problem
 
 
 def manual_fragments(assignment: Assignment, sources: dict[str, Any], folder: Path,
                      timeout: float = 60.0) -> dict[str, str]:
     """Render every student's manual answers into ``folder/<n>/`` (n: the student's position in
-    ``sources``); returns ``{student: reason}`` for those that could not be read."""
+    ``sources``); returns ``{student: reason}`` for those without a notebook to read."""
     from .submissions import Refused
 
     failed = {}
     for n, (student, path) in enumerate(sources.items()):
         if path is None or isinstance(path, Refused):
-            failed[student] = "nothing was submitted" if path is None else path.reason
+            failed[student] = "no notebook was submitted" if path is None else path.reason
             continue
-        try:
-            analyse(path, assignment, timeout=timeout, manual_dir=folder / str(n), grade=False)
-        except AnalysisError as exc:
-            failed[student] = str(exc)
+        render_pages(path, assignment, timeout=timeout, manual_dir=folder / str(n))
     return failed

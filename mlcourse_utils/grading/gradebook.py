@@ -125,9 +125,11 @@ def write_sanitized_cells(cells: Sequence[Mapping[str, Any]], target: Path) -> N
     :func:`~.analysis.analyse`'s child: sanitising costs far more than the text's size)."""
     nb = sanitized_notebook(cells)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "w", encoding="utf-8") as fh:
+    part = target.with_name(target.name + ".part")  # never a half-written notebook
+    with open(part, "w", encoding="utf-8") as fh:
         json.dump(nb, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
+    os.replace(part, target)
 
 
 _UNSAFE_IN_EXPORT = re.compile(r'[,"]|[^\S ]')

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import REFERENCE, AnalysisError, analyse, scan_code
+from .analysis import REFERENCE, AnalysisError, analyse, render_pages, scan_code
 from .checks import hidden_inputs
 from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError, clean_text
@@ -326,9 +326,10 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
     ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
     ``student_timeout`` is the student's total budget in seconds (default
     ``DEFAULT_BUDGET_FACTOR * timeout``): it starts now and covers reading the notebook
-    (:func:`~.analysis.analyse`, which also writes the formgrader copy ``copy_to`` and the
-    rendered manual answers into ``manual_dir``; ``watch``: more qualified names whose use it
-    reports per cell, :attr:`~.analysis.Analysis.uses`), its cells and its tests. ``secret`` (bytes)
+    (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
+    cell, :attr:`~.analysis.Analysis.uses`), writing the formgrader copy ``copy_to`` and the
+    rendered manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells
+    and its tests. ``secret`` (bytes)
     seeds the hidden tests' random inputs together with the student id
     (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
     """
@@ -348,13 +349,16 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
         return zero_all(path.reason)
     try:
         found = analyse(path, assignment, timeout=timeout, deadline=start + budget,
-                        copy_to=copy_to, manual_dir=manual_dir, watch=watch)
+                        watch=watch)
     except AnalysisError as exc:
         return zero_all(clean_text(str(exc), 500))
     result.notes.extend(found.notes)
-    if found.copy_error:
-        result.notes.append(f"the copy for manual grading could not be written "
-                            f"({found.copy_error})")
+    if copy_to or manual_dir:  # a failure here costs only these pages, never points
+        problem = render_pages(path, assignment, timeout=timeout, deadline=start + budget,
+                               copy_to=copy_to, manual_dir=manual_dir)
+        if problem:
+            result.notes.append("your notebook's copy for the teaching assistants (written "
+                                f"answers, formgrader) could not be made in full: {problem}")
     cells, delegated = found.cells, found.delegated
     session = _Session(cells, hidden, memory_mb, timeout, budget, start=start)
     failed_fatally = {}
