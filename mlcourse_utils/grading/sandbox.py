@@ -138,7 +138,7 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
@@ -197,7 +197,7 @@ def _setup_script(root, python, runner_code, fds, binds, uid):
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
     lines.append(
         f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
-        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} namespace")
+        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
     return "\n".join(lines)
 
 
@@ -243,12 +243,13 @@ class Sandbox:
 
     def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
                  startup_timeout: float = 60, isolate: bool = True,
-                 use_cgroups: bool = True) -> None:
+                 use_cgroups: bool = True, probe: bool = False) -> None:
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
         self.isolate = isolate
         self.use_cgroups = use_cgroups
+        self.probe = probe  # start only far enough to report the defences, then exit
         self.proc = None
         self.events = []
         self._output = bytearray()
@@ -286,7 +287,8 @@ class Sandbox:
             uid = NOBODY if os.geteuid() == 0 else None
             script = _setup_script(self._root, sys.executable, runner_code,
                                    (to_child_r, from_child_w),
-                                   _environment_paths(self.hidden), uid)
+                                   _environment_paths(self.hidden), uid,
+                                   "namespace-probe" if self.probe else "namespace")
             inner = ["unshare", *flags, "sh", "-c", script]
             cwd = "/"
         else:
@@ -294,7 +296,7 @@ class Sandbox:
             self._scratch = tempfile.mkdtemp(prefix="mlcourse-sandbox-")
             env.update(HOME=self._scratch, MPLCONFIGDIR=self._scratch, IPYTHONDIR=self._scratch)
             inner = [sys.executable, "-I", "-c", runner_code, str(to_child_r), str(from_child_w),
-                     "fallback"]
+                     "fallback-probe" if self.probe else "fallback"]
             cwd = self._scratch
         prlimit = shutil.which("prlimit")
         if prlimit:
@@ -564,7 +566,7 @@ def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = ()) -> dict[s
     ``--require-isolation``, refuses to grade when one is missing).
     """
     flags = namespace_flags()
-    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60)
+    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True)
     try:
         box.start()
         info, mode = dict(box.info), box.mode
