@@ -796,27 +796,27 @@ def test_require_isolation_stops_before_any_student_is_graded(tmp_path, monkeypa
 
 
 def test_missing_dependency_is_an_error_with_the_install_command(monkeypatch):
-    from mlcourse_utils.grading import batch
+    from mlcourse_utils.grading import requirements
 
-    assert batch.missing_dependencies() == []  # this environment installed the extra
-    real = batch.importlib.util.find_spec
-    monkeypatch.setattr(batch.importlib.util, "find_spec",
+    assert requirements.missing_dependencies() == []  # this environment installed the extra
+    real = requirements.importlib.util.find_spec
+    monkeypatch.setattr(requirements.importlib.util, "find_spec",
                         lambda name, *a: None if name == "mdit_py_plugins" else real(name, *a))
     with pytest.raises(ValueError,
                        match=r"mdit-py-plugins.*pip install 'mlcourse_utils\[grading\]'"):
-        batch.check_dependencies()
+        requirements.check_dependencies()
 
 
 def test_grading_extra_lists_what_grading_imports():
     """pyproject's [grading] extra names every distribution the grader imports (and MathJax)."""
     import tomllib
 
-    from mlcourse_utils.grading import batch
+    from mlcourse_utils.grading import requirements
 
     project = tomllib.loads((notebook.find_course_root() / "pyproject.toml").read_text())
     extra = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower()
              for r in project["project"]["optional-dependencies"]["grading"]}
-    assert set(batch.REQUIRED_MODULES.values()) | {"sphinx-mathjax-offline"} <= extra
+    assert set(requirements.REQUIRED_MODULES.values()) | {requirements.MATHJAX} <= extra
 
 
 def test_pages_that_cannot_be_made_cost_only_the_pages(tmp_path, demo_assignment):

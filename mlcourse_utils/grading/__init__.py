@@ -24,6 +24,7 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     similarity_report  its similarity.csv and similarity.html (templates/similarity.html)
     manual       pages for manual grading, the teaching assistant's points read back (grade-import)
     lms          submission times, the late policy, Canvas and Moodle files (``mlcourse export``)
+    requirements what grading needs installed (the ``[grading]`` extra)
 """
 
 from .checks import (

@@ -11,7 +11,6 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import hashlib
-import importlib.util
 import resource
 import shutil
 import sys
@@ -25,37 +24,13 @@ from . import analysis, gradebook, lms, manual, sandbox
 from .notebook import Assignment, find_course_root, load_assignment
 from .protocol import clean_text
 from .report import read_results, write_csvs, write_feedback, write_results
+from .requirements import check_dependencies
 from .session import GradeResult, check_setup, grade_notebook
 from .submissions import Refused, find_submissions
-
-#: What grading and its pages import beyond the base install: all in the ``[grading]`` extra.
-REQUIRED_MODULES = {"nbgrader": "nbgrader", "tqdm": "tqdm", "jinja2": "jinja2",
-                    "bleach": "bleach", "markdown_it": "markdown-it-py",
-                    "mdit_py_plugins": "mdit-py-plugins", "yaml": "pyyaml",
-                    "dateutil": "python-dateutil"}
-INSTALL = "pip install 'mlcourse_utils[grading]'"
 
 
 class IsolationError(ValueError):
     """``--require-isolation``: a defence is missing on this machine (nothing was graded)."""
-
-
-def missing_dependencies() -> list[str]:
-    """The distributions grading needs that are not installed (empty when all are)."""
-    missing = [dist for module, dist in REQUIRED_MODULES.items()
-               if importlib.util.find_spec(module) is None]
-    if importlib.util.find_spec("sphinx-mathjax-offline") is None or \
-            not manual.mathjax_available():
-        missing.append("sphinx-mathjax-offline")
-    return missing
-
-
-def check_dependencies() -> None:
-    """ValueError naming what to install when something grading needs is missing."""
-    missing = missing_dependencies()
-    if missing:
-        raise ValueError(f"grading needs {', '.join(missing)}, which "
-                         f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL}")
 
 
 def describe_defences(found: Mapping[str, bool]) -> list[str]:
@@ -275,6 +250,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
     defence counts as in force when it was in every shard. Raises ValueError when the folders
     are not shards of one assignment or a student appears twice.
     """
+    check_dependencies()
     root = Path(root) if root else find_course_root()
     results, name, defences = {}, None, {}
     for folder in outs:

@@ -638,6 +638,9 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     management system or the exchange); times found inside the submissions only with
     ``times_from_submission`` (for students the file lacks). Without a time, no penalty.
     """
+    from .requirements import check_dependencies
+
+    check_dependencies()
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if missing not in ("blank", "zero"):
