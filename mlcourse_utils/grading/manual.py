@@ -121,9 +121,9 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
     """Write ``out/manual/<grade_id>.html`` and ``.csv`` for each manually graded cell.
 
     ``students`` in order; the n-th one's rendered answers are ``parts/<n>/<k>.html`` (k: the
-    cell's position in ``assignment.manual``, written by :func:`~.analysis.analyse`), and
-    ``failed`` gives the reason for a student whose notebook could not be read. A student whose
-    answer is missing gets that reason on the page; every other answer is shown. Pages are
+    cell's position in ``assignment.manual``, written by :func:`~.analysis.render_pages`), and
+    ``failed`` gives the reason for a student without them (no notebook, or one that could not
+    be read): that reason stands in place of the answer, every other answer is shown. Pages are
     written piece by piece, so memory does not grow with the class. Returns the written pages
     (empty when the assignment has no manual cell).
     """
@@ -155,11 +155,11 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
         answers = []
         for n, student in enumerate(students):
             fragment = parts / str(n) / f"{k}.html"
-            if student in failed or not fragment.is_file():
+            if fragment.is_file():
+                answers.append((student, _Answer(fragment, "")))
+            else:
                 answers.append((student, _Answer(None, failed.get(
                     student, "the answer could not be read"))))
-            else:
-                answers.append((student, _Answer(fragment, "")))
         stream = environment().get_template("manual.html").generate(
             assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
             rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
