@@ -490,8 +490,11 @@ def fit_logistic_regression(
     equation has no closed-form solution.
 
     With ``lr`` given, this is plain gradient descent w <- w - lr grad_w, b <- b - lr grad_b
-    from w = 0, b = 0, at most ``max_iter`` steps (see :func:`gradient_descent`); the step must
-    be below 2 / L, where L = lambda_max([X 1]^T [X 1]) / 4 + l2, or the iterates diverge.
+    from w = 0, b = 0, at most ``max_iter`` steps (see :func:`gradient_descent`); a step below
+    2 / L, where L = lambda_max([X 1]^T [X 1]) / 4 + l2 bounds the curvature everywhere,
+    decreases the loss at every step from any start; larger steps may still converge, since
+    near the minimiser the step need only be below 2 / L*, with L* the largest eigenvalue of
+    the Hessian there (usually much smaller than L).
     With ``lr=None`` it uses Newton's method with a line search (after an L-BFGS warm start
     when N > 20,000; ``max_iter`` then counts L-BFGS iterations and Newton steps, usually
     fewer than 30 in all). Either way it stops when the largest absolute gradient entry is at
