@@ -1,11 +1,12 @@
 """The reference implementations against scikit-learn: time ratio and coefficient agreement.
 
 Usage: ``.venv/bin/python benchmarks/reference_vs_sklearn.py [--repeats 7] [--shape 100000x50]
-[--shape 2000x500] [--only NAME ...] [--threads K]``
+[--shape 2000x500] [--shape 500x5000] [--only NAME ...] [--threads K]``
 
-One command prints the whole table. For each of two shapes (N = 100 000, D = 50 and N = 2 000,
-D = 500 by default; 3 classes where classes matter) it draws data with fixed seeds, then times
-every pair of (our function, the scikit-learn estimator that computes the same thing):
+One command prints the whole table. For each of three shapes (tall N = 100 000, D = 50; wide
+N = 2 000, D = 500; very wide N = 500, D = 5 000 by default; 3 classes where classes matter) it
+draws data with fixed seeds, then times every pair of (our function, the scikit-learn
+estimator that computes the same thing):
 
 * the generative fits: ``fit_gaussian_nb``, ``fit_bernoulli_nb``, ``fit_lda``, ``fit_qda``
   against ``GaussianNB``, ``BernoulliNB``, ``LinearDiscriminantAnalysis(solver="lsqr")`` and
@@ -14,8 +15,12 @@ every pair of (our function, the scikit-learn estimator that computes the same t
   (both fitted beforehand, only the posterior is timed);
 * the discriminative fits: ``fit_logistic_regression`` and ``fit_softmax_regression`` against
   ``LogisticRegression`` (binary and multinomial; with its default solver lbfgs, and with
-  newton-cholesky, which reaches the optimum itself), ``ridge_fit`` against ``Ridge``,
+  newton-cholesky, which reaches the optimum itself; newton-cg when D > N), ``ridge_fit``
+  against ``Ridge``,
   ``lasso_fit`` against ``Lasso`` and ``lasso_path`` against ``sklearn.linear_model.lasso_path``.
+
+With more features than samples (the very wide shape) only the discriminative fits, ridge and
+the LASSO run: the class covariances of the generative models are singular there.
 
 Both sides get the same float64 arrays and the same model (the same smoothing, penalty and
 maximum-likelihood covariances); the iterative scikit-learn solvers run with tight tolerances
@@ -57,7 +62,12 @@ from mlcourse_utils import gda, logistic, naive_bayes, regularization
 N_CLASSES = 3
 RIDGE_LAM = 10.0
 LASSO_FRACTION = 0.05        # the LASSO's lam as a fraction of lambda_max
-PATH_LENGTH = 100            # penalties on the path, from lambda_max down to 1e-3 lambda_max
+PATH_LENGTH = 100            # penalties on the path, from lambda_max down to PATH_LOW lambda_max
+PATH_LOW = 1e-3
+#: With D > N the smallest penalties nearly interpolate the data and scikit-learn's coordinate
+#: descent needs minutes to reach tol=1e-12 there (7.6 min per path at 1e-3 lambda_max on
+#: 500 x 5000, 13 s at 1e-2): the very wide path stops at 1e-2 lambda_max.
+PATH_LOW_WIDE = 1e-2
 SK_LASSO_TOL = 1e-12
 SK_LOGISTIC_TOL = 1e-8
 SK_NEWTON_TOL = 1e-10
@@ -193,7 +203,10 @@ def logistic_pairs(X, y):
 
     scikit-learn's default solver, lbfgs, stops on a small relative decrease of the loss as
     well as on its gradient, about 1e-6 from the optimum here whatever ``tol``; its Newton
-    solver with a tight tolerance reaches the optimum itself, the one ours reaches.
+    solver with a tight tolerance reaches the optimum itself, the one ours reaches. With more
+    features than samples that solver (newton-cholesky) would form a (D + 1) C x (D + 1) C
+    Hessian (1.8 GB for 500 x 5 000 and 3 classes), so newton-cg, which uses Hessian-vector
+    products, gives the optimum there.
     """
     yb = (y == 0).astype(np.int64)
 
@@ -203,8 +216,9 @@ def logistic_pairs(X, y):
             return SkLogisticRegression(C=1.0, solver=solver, tol=tol, max_iter=100_000).fit(
                 X, labels)
 
+    newton = "newton-cholesky" if X.shape[0] >= X.shape[1] else "newton-cg"
     pairs = []
-    for solver, tol in (("lbfgs", SK_LOGISTIC_TOL), ("newton-cholesky", SK_NEWTON_TOL)):
+    for solver, tol in (("lbfgs", SK_LOGISTIC_TOL), (newton, SK_NEWTON_TOL)):
         pairs += [
             Pair(f"fit_logistic_regression / LR({solver})", "iterative",
                  lambda: logistic.fit_logistic_regression(X, yb, l2=1.0),
@@ -222,7 +236,8 @@ def logistic_pairs(X, y):
 def regularization_pairs(X, y):
     lam_max = regularization.lasso_lambda_max(X, y)
     lam = LASSO_FRACTION * lam_max
-    lams = np.geomspace(lam_max, 1e-3 * lam_max, PATH_LENGTH)
+    low = PATH_LOW if X.shape[0] >= X.shape[1] else PATH_LOW_WIDE
+    lams = np.geomspace(lam_max, low * lam_max, PATH_LENGTH)
     Xc = X - X.mean(axis=0)       # scikit-learn's lasso_path fits no intercept: centre X
 
     def quiet(fit):
@@ -241,7 +256,7 @@ def regularization_pairs(X, y):
              quiet(lambda: regularization.lasso_fit(X, y, lam)),
              quiet(lambda: Lasso(alpha=lam, tol=SK_LASSO_TOL, max_iter=100_000).fit(X, y)),
              lambda o, t: maxabs((o[0], t.coef_), (o[1], t.intercept_))),
-        Pair(f"lasso_path / lasso_path ({PATH_LENGTH} lams)", "iterative",
+        Pair(f"lasso_path / lasso_path ({PATH_LENGTH} lams to {low:g} lam_max)", "iterative",
              quiet(lambda: regularization.lasso_path(X, y, lams)),
              quiet(lambda: sk_lasso_path(Xc, y, alphas=lams, tol=SK_LASSO_TOL,
                                          max_iter=100_000)[1]),
@@ -277,14 +292,15 @@ def machine():
 
 def run_shape(n, d, repeats, only):
     X, y = classification_data(n, d)
-    Xb = (X > 0).astype(np.float64)
     Xr, yr = regression_data(n, d)
-    pairs = generative_pairs(X, y, Xb) + logistic_pairs(X, y) + regularization_pairs(Xr, yr)
+    pairs = logistic_pairs(X, y) + regularization_pairs(Xr, yr)
+    if d <= n:                   # with D > N the (pooled) class covariances are singular
+        pairs = generative_pairs(X, y, (X > 0).astype(np.float64)) + pairs
     if only:
         pairs = [p for p in pairs if any(word in p.name for word in only)]
     print(f"\nN = {n}, D = {d}, C = {N_CLASSES}; best of {repeats} or more runs (until "
           f"{MIN_SECONDS:g} s); ratio = ours / scikit-learn (lower is faster)")
-    header = f"{'pair':48s} {'ours ms':>9s} {'sklearn ms':>10s} {'ratio':>6s} {'goal':>5s} " \
+    header = f"{'pair':54s} {'ours ms':>9s} {'sklearn ms':>10s} {'ratio':>6s} {'goal':>5s} " \
              f"{'max |diff|':>10s} {'runs':>5s}"
     print(header)
     print("-" * len(header))
@@ -295,7 +311,7 @@ def run_shape(n, d, repeats, only):
         goal = GOALS[pair.kind]
         diff = pair.diff(ours, theirs)
         mark = "" if ratio <= goal else "  over goal"
-        print(f"{pair.name:48s} {1e3 * t_ours:9.1f} {1e3 * t_theirs:10.1f} {ratio:6.2f} "
+        print(f"{pair.name:54s} {1e3 * t_ours:9.1f} {1e3 * t_theirs:10.1f} {ratio:6.2f} "
               f"{goal:5.1f} {diff:10.1e} {rounds:5d}{mark}", flush=True)
         rows.append((pair.name, t_ours, t_theirs, ratio, goal, diff))
     return rows
@@ -305,14 +321,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--shape", action="append", default=None,
-                        help="NxD, e.g. 100000x50 (repeatable; default: 100000x50 and 2000x500)")
+                        help="NxD, e.g. 100000x50 (repeatable; default: 100000x50, 2000x500 and "
+                        "500x5000)")
     parser.add_argument("--only", nargs="*", default=None,
                         help="run only the pairs whose name contains one of these words")
     parser.add_argument("--threads", type=int, default=None,
                         help="limit BLAS threads (both sides) to this many")
     args = parser.parse_args(argv)
     shapes = [tuple(int(v) for v in s.lower().split("x")) for s in
-              (args.shape or ["100000x50", "2000x500"])]
+              (args.shape or ["100000x50", "2000x500", "500x5000"])]
     print(machine())
     limiter = None
     if args.threads is not None:
@@ -321,7 +338,7 @@ def main(argv=None):
         print(f"BLAS threads limited to {args.threads}")
     print(f"Tolerances: scikit-learn LogisticRegression(lbfgs, tol={SK_LOGISTIC_TOL:g}; it also "
           "stops on a small relative decrease of the loss, about 1e-6 from the optimum) and "
-          f"LogisticRegression(newton-cholesky, tol={SK_NEWTON_TOL:g}), "
+          f"LogisticRegression(newton-cholesky, or newton-cg when D > N, tol={SK_NEWTON_TOL:g}), "
           f"Lasso and lasso_path tol={SK_LASSO_TOL:g}; ours at their defaults (logistic: "
           "largest gradient entry <= 1e-8; LASSO: largest weight change in a sweep <= 1e-8). "
           f"GaussianNB var_smoothing={VAR_SMOOTHING:g} on both sides, Laplace alpha = 1 for "
