@@ -499,19 +499,23 @@ def _quasi_newton(loss_grad, hessian, theta, X, max_iter, tol, polish):
 
 
 def _row_space(X):
-    """(Z, back): X = Z Q with Q of orthonormal rows, and back(V) = Q^T V; for D > N.
+    """(Z, back) for a fit with D > N: the fit on Z (N x N) gives v, and w = back(v).
 
-    The weights that minimise a penalised loss of the scores X w lie in the span of the rows
-    of X (the gradient X^T r + l2 w = 0 gives w = -X^T r / l2). Writing w = Q^T v, the scores
-    are X w = Z v and ||w|| = ||v||, so the fit on the N x N data Z, with the same penalty,
-    gives v and w = Q^T v, and its gradient g_v gives ||g_w|| = ||g_v||. Z comes from the
-    N x N matrix K = X X^T: its Cholesky factor L (Z = L, Q = L^{-1} X), or when K is
-    singular to rounding (repeated or dependent rows) its eigendecomposition
-    K = U diag(e) U^T (Z = U diag(sqrt(e)), Q = diag(e^{-1/2}) U^T X, over the eigenvalues
-    above rounding). Forming K costs N^2 D / 2 multiply-adds, once.
+    The weights that minimise a penalised loss of the scores X w + b lie in the span of the
+    rows of X (the gradient X^T r + l2 w = 0 gives w = -X^T r / l2). A constant feature s 1
+    added to X changes nothing (the unpenalised b takes its part, so its weight is 0 at the
+    optimum) and makes the rows independent even when X is centred: X_a = [X, s 1] = Z Q with
+    Q of orthonormal rows. Writing (w, u) = Q^T v, the scores are Z v + b and
+    ||(w, u)|| = ||v||, so the fit on Z with the same penalty gives v, and its gradient g_v
+    gives ||g_(w, u)|| = ||g_v||. Z comes from K = X_a X_a^T = X X^T + s^2 1 1^T: its Cholesky
+    factor L (Z = L, Q = L^{-1} X_a), or when K is singular to rounding (repeated rows) its
+    eigendecomposition K = U diag(e) U^T (Z = U diag(sqrt(e)), Q = diag(e^{-1/2}) U^T X_a,
+    over the eigenvalues above rounding). Forming K costs N^2 D / 2 multiply-adds, once.
     """
+    N = X.shape[0]
     K = X @ X.T
-    scale = max(float(np.max(np.diag(K))), np.finfo(float).tiny)
+    K += max(np.trace(K) / N ** 2, np.finfo(float).tiny)       # s^2 = mean(diag(X X^T)) / N
+    scale = float(np.max(np.diag(K)))
     try:
         L = linalg.cholesky(K, lower=True, check_finite=False)
         if np.min(np.diag(L)) ** 2 > 1e-12 * scale:
@@ -520,7 +524,7 @@ def _row_space(X):
     except linalg.LinAlgError:
         pass
     e, U = linalg.eigh(K, check_finite=False)
-    keep = e > 1e-13 * max(e[-1], np.finfo(float).tiny)
+    keep = e > 1e-13 * e[-1]
     U, root = U[:, keep], np.sqrt(e[keep])
     return U * root, lambda V: X.T @ (U @ (V.T / root).T)
 
