@@ -1,155 +1,223 @@
-"""The ``mlcourse`` command: build the website, release, grade and check assignments."""
+"""The ``mlcourse`` command: build the website, release, grade and check assignments.
+
+Shaped like pip's ``cli/``: :data:`COMMANDS` is a table from each command's name to the module
+that runs it, its options, help and example. A command's module is imported only when that
+command runs, so ``mlcourse --help`` imports nothing of numpy, nbformat or the grader, and a
+student's ``mlcourse check`` never loads the grader (whose sandbox needs POSIX-only modules).
+:func:`main` is the one wrapper that turns every expected error into one line and an exit
+status: 0 done, 1 failed (a failed check, bad input, a failed build), 2 a usage error or a
+missing part of the installation, 130 interrupted (Ctrl-C).
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
-#: What each command needs beyond the base install, and the extra that provides it.
-_EXTRAS = {"build": ("book", "jupyter_book"), "pdf": ("book", "pypdf"),
-           "release": ("grading", "nbgrader"), "grade": ("grading", "nbgrader"),
-           "grade-merge": ("grading", "nbgrader"), "grade-import": ("grading", "nbgrader"),
-           "export": ("grading", "nbgrader")}
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-
-def _missing_extra(command):
-    """One line saying what to install when ``command`` needs an extra that is not installed."""
-    extra, module = _EXTRAS.get(command, (None, None))
-    if extra is None or importlib.util.find_spec(module) is not None:
-        return None
-    return (f"mlcourse {command} needs the course's {extra} tools, which are not installed: "
-            f"pip install 'mlcourse_utils[{extra}]' (or run `make`, which installs everything)")
+#: Defaults shown in the help, kept equal to the modules' own (tests/test_cli.py checks it):
+#: grading.session.DEFAULT_BUDGET_FACTOR, grading.similarity.THRESHOLD and MIN_TOKENS,
+#: grading.release.DEFAULT_TIMEOUT and grading.execute.BUDGET_FACTOR.
+GRADE_BUDGET_FACTOR = 10
+SIMILARITY_THRESHOLD = 0.8
+SIMILARITY_MIN_TOKENS = 30
+CHECK_TIMEOUT = 120.0
+CHECK_BUDGET_FACTOR = 10
 
 
-def _cmd_build(args):
-    from .book.build import BuildError, build_book
+class UsageError(Exception):
+    """A command was called with options that cannot work together (exit status 2)."""
 
+
+class Command(NamedTuple):
+    """One ``mlcourse`` command: what ``--help`` says about it and what runs it."""
+
+    summary: str                                   # one line in `mlcourse --help`
+    module: str                                    # imported only when the command runs
+    run: Callable[[Any, argparse.Namespace], int]  # run(module, args) -> exit status
+    options: Callable[[argparse.ArgumentParser], None]
+    example: str                                   # shown by `mlcourse COMMAND --help`
+    extra: tuple[str, str] | None = None           # (pip extra, a module it installs)
+    error_prefix: str = ""                         # put before an expected error's message
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+def _build_options(p):
+    p.add_argument("--instructor", action="store_true",
+                   help="instructor edition: show in-text solutions, teaching notes and the "
+                        "solution notebooks")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder; the HTML goes to DIR/html (default: _build for the "
+                        "student edition, _build/instructor for the instructor edition)")
+
+
+def _build(build, args):
     edition = "instructor" if args.instructor else "student"
-    try:
-        html = build_book(instructor=args.instructor, out=args.out)
-    except BuildError as exc:
-        print(f"mlcourse build: {exc}", file=sys.stderr)
-        return 1
+    html = build.build_book(instructor=args.instructor, out=args.out)
     print(f"built the {edition} edition into {html}{os.sep}; open {html / 'index.html'}")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_pdf(args):
-    from .book.build import BuildError
-    from .book.chromium import ChromiumError
-    from .book.pdf import PdfError, build_pdfs
+def _pdf_options(p):
+    p.add_argument("--instructor", action="store_true",
+                   help="instructor edition: with in-text solutions, teaching notes and the "
+                        "solution notebooks")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="where the PDFs go (default: _build/pdf, or _build/instructor/pdf)")
 
+
+def _pdf(pdf, args):
     edition = "instructor" if args.instructor else "student"
-    try:
-        result = build_pdfs(instructor=args.instructor, out=args.out,
+    result = pdf.build_pdfs(instructor=args.instructor, out=args.out,
                             progress=lambda line: print(line, flush=True))
-    except (BuildError, PdfError, ChromiumError) as exc:
-        print(f"mlcourse pdf: {exc}", file=sys.stderr)
-        return 1
     print(f"wrote the {edition} edition's lecture notes in {result.seconds:.0f} s: "
           f"{result.book} ({result.pages['book']} pages) and {len(result.chapters)} chapter PDFs "
           f"in {result.book.parent}{os.sep}")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_release(args):
-    from .grading.release import release
-
-    try:
-        release(args.names or None)
-    except (RuntimeError, FileNotFoundError) as exc:
-        print(f"mlcourse release: {exc}", file=sys.stderr)
-        return 1
-    return 0
+def _add_time_limits(p, what):
+    p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit of one cell of {what} (default {CHECK_TIMEOUT:g})")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help=f"time limit of the whole run of {what}, kernel start included "
+                        f"(default {CHECK_BUDGET_FACTOR} x --timeout)")
 
 
-def _cmd_grade(args):
-    from .grading.batch import grade_class, parse_shard, read_secret
+def _check_time_limits(args):
+    if not args.timeout > 0 or (args.budget is not None and not args.budget > 0):
+        raise UsageError("--timeout and --budget must be positive numbers of seconds")
 
+
+def _release_options(p):
+    p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
+    _add_time_limits(p, "a solution notebook")
+
+
+def _release(release, args):
+    _check_time_limits(args)
+    release.release(args.names or None, timeout=args.timeout, budget=args.budget)
+    return EXIT_OK
+
+
+def _grade_options(p):
+    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one subfolder per student holding the notebook")
+    p.add_argument("--out", required=True, metavar="DIR", help="where grades and feedback go")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit per cell and per test (default 60)")
+    p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
+                   help="total time for one student: start-up, cells, tests and re-runs after "
+                        f"crashes (default {GRADE_BUDGET_FACTOR} x --timeout)")
+    p.add_argument("--memory", type=int, default=4096, metavar="MB",
+                   help="memory limit of each student's sandbox, shared memory included "
+                        "(default 4096)")
+    p.add_argument("--secret-file", default=None, metavar="PATH",
+                   help="a file with the term's grading secret: hidden tests draw each student's "
+                        "inputs from it (without it: the public development seed)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="grade only the K-th of N deterministic slices of the class (for a "
+                        "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
+
+
+def _grade(batch, args):
     if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
             (args.student_timeout is not None and args.student_timeout <= 0):
-        print("mlcourse grade: --jobs, --timeout, --student-timeout and --memory must be positive",
-              file=sys.stderr)
-        return 2
-    try:
-        shard = parse_shard(args.shard) if args.shard else None
-        secret = read_secret(args.secret_file) if args.secret_file else None
-        assignment, results = grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
-                                          timeout=args.timeout, memory_mb=args.memory,
-                                          student_timeout=args.student_timeout, shard=shard,
-                                          secret=secret)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"mlcourse grade: {exc}", file=sys.stderr)
-        return 1
-    total = assignment.max_score
-    print(f"graded {len(results)} submissions of {args.name} (max {total:g} autograded points); "
-          f"wrote {args.out}/grades.csv, task_scores.csv and feedback/"
+        raise UsageError("--jobs, --timeout, --student-timeout and --memory must be positive")
+    shard = batch.parse_shard(args.shard) if args.shard else None
+    secret = batch.read_secret(args.secret_file) if args.secret_file else None
+    assignment, results = batch.grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
+                                            timeout=args.timeout, memory_mb=args.memory,
+                                            student_timeout=args.student_timeout, shard=shard,
+                                            secret=secret)
+    print(f"graded {len(results)} submissions of {args.name} (max {assignment.max_score:g} "
+          f"autograded points); wrote {args.out}/grades.csv, task_scores.csv and feedback/"
           + (", and manual/ for the manually graded cells" if assignment.manual else ""))
-    return 0
+    return EXIT_OK
 
 
-def _cmd_grade_merge(args):
-    from .grading.batch import merge_outputs
+def _grade_merge_options(p):
+    p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
 
-    try:
-        assignment, results = merge_outputs(args.outs, args.out)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"mlcourse grade-merge: {exc}", file=sys.stderr)
-        return 1
+
+def _grade_merge(batch, args):
+    assignment, results = batch.merge_outputs(args.outs, args.out)
     print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
           f"into {args.out}")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_similarity(args):
-    from .grading.similarity import find_similar
+def _similarity_options(p):
+    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one subfolder per student holding the notebook")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="where similarity.csv and similarity.html go")
+    p.add_argument("--threshold", type=float, default=SIMILARITY_THRESHOLD,
+                   help=f"flag a task when this share of one answer's own code matches "
+                        f"(default {SIMILARITY_THRESHOLD})")
+    p.add_argument("--min-tokens", type=int, default=SIMILARITY_MIN_TOKENS,
+                   help=f"... and the matching code is at least this many tokens long "
+                        f"(default {SIMILARITY_MIN_TOKENS})")
+
+
+def _similarity(similarity, args):
     from .grading.similarity_report import write_report
 
     if not 0 < args.threshold <= 1 or args.min_tokens < 1:
-        print("mlcourse similarity: --threshold must be in (0, 1] and --min-tokens positive",
-              file=sys.stderr)
-        return 2
-    try:
-        report = find_similar(args.name, args.submissions, threshold=args.threshold,
-                              min_tokens=args.min_tokens)
-        csv_path, html_path = write_report(report, args.out)
-    except (FileNotFoundError, ValueError, OSError) as exc:
-        print(f"mlcourse similarity: {exc}", file=sys.stderr)
-        return 1
+        raise UsageError("--threshold must be in (0, 1] and --min-tokens positive")
+    report = similarity.find_similar(args.name, args.submissions, threshold=args.threshold,
+                                     min_tokens=args.min_tokens)
+    csv_path, html_path = write_report(report, args.out)
     pairs = sum(m.kind == "student" for m in report.matches)
     print(f"compared the answers of {len(report.students)} students to {args.name} in "
           f"{report.seconds:.1f} s: {pairs} rows between students and "
           f"{len(report.matches) - pairs} against the reference flagged (they change no grade); "
           f"wrote {csv_path} and {html_path}")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_grade_import(args):
-    from .grading.manual import import_points
+def _grade_import_options(p):
+    p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
+    p.add_argument("csvs", nargs="+", metavar="FILLED.csv",
+                   help="student_id, grade_id, points, comment (blank points are skipped)")
 
-    try:
-        counts = import_points(args.graded, args.csvs)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"mlcourse grade-import: nothing was imported:\n{exc}", file=sys.stderr)
-        return 1
+
+def _grade_import(manual, args):
+    counts = manual.import_points(args.graded, args.csvs)
     done = ", ".join(f"{gid}: {n}" for gid, n in sorted(counts.items())) or "no filled rows"
     print(f"imported manual points into {args.graded}/gradebook.db ({done})")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_export(args):
-    from .grading.lms import export
+def _export_options(p):
+    p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
+                   help="one folder written by `mlcourse grade` per assignment")
+    p.add_argument("--format", required=True, choices=["canvas", "moodle"],
+                   help="the learning management system whose import file to write")
+    p.add_argument("--roster", required=True, metavar="ROSTER.csv",
+                   help="the class list: a header row with name, student_id and/or email (and "
+                        "Canvas' ID, SIS User ID, SIS Login ID, Section or Moodle's ID number)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
+    p.add_argument("--config", default=None, metavar="DUE.toml",
+                   help="due dates, extensions and the late penalty (see "
+                        "mlcourse_utils/grading/lms.py); without it, no penalty")
+    p.add_argument("--missing", choices=["blank", "zero"], default="blank",
+                   help="grade of a roster student without a submission (default: blank)")
 
-    try:
-        report = export(args.graded, args.format, args.roster, args.out,
+
+def _export(lms, args):
+    report = lms.export(args.graded, args.format, args.roster, args.out,
                         config_path=args.config, missing=args.missing)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"mlcourse export: {exc}", file=sys.stderr)
-        return 1
     print(f"wrote {args.out} ({args.format}): {report.rows} students of the roster")
     for name in report.without_roster:
         lists = [("submissions without a roster entry (not exported)", report.without_roster),
@@ -162,147 +230,191 @@ def _cmd_export(args):
         for student, cell in sorted(report.late[name].items()):
             print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
                   f"({cell.raw:g} -> {cell.score:.4g})")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_check(args):
-    from .grading.selfcheck import check_notebook
+def _check_options(p):
+    p.add_argument("notebook", metavar="NOTEBOOK",
+                   help="your assignment notebook (save it first: the saved file is checked)")
+    _add_time_limits(p, "your notebook")
 
+
+#: How `mlcourse check` labels each test cell's status.
+CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed": "CHANGED",
+                "not run": "not run"}
+
+
+def _check(selfcheck, args):
+    _check_time_limits(args)
+    show = _progress_line(sys.stderr)
     try:
-        tests, other = check_notebook(args.notebook, timeout=args.timeout)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"mlcourse check: {exc}", file=sys.stderr)
-        return 1
-    labels = {"passed": "ok    ", "failed": "FAIL  ", "hidden": "hidden"}
-    for t in tests:
-        print(f"  {labels[t.status]}  {t.grade_id}" + (f": {t.message}" if t.message else ""))
-    for gid, msg in other:
-        print(f"  error in {gid}: {msg}")
-    count = {s: sum(t.status == s for t in tests) for s in labels}
-    print(f"{count['passed']} passed, {count['failed']} failed, {count['hidden']} hidden "
-          "(hidden tests run when your notebook is graded)")
-    return 0 if not count["failed"] else 1
+        result = selfcheck.check_notebook(
+            args.notebook, timeout=args.timeout, budget=args.budget,
+            on_cell=lambda index, cell: show(f"running cell {index + 1}"))
+    finally:
+        show("")
+    for line in result.problems:
+        print(f"  problem: {line}")
+    for line in result.warnings:
+        print(f"  warning: {line}")
+    width = max(len(label) for label in CHECK_LABELS.values())
+    for t in result.tests:
+        print(f"  {CHECK_LABELS[t.status]:<{width}}  {t.grade_id}"
+              + (f": {t.message}" if t.message and t.status != "hidden" else ""))
+    for cell, message in result.other:
+        print(f"  error in {cell}: {message}")
+    counts = [f"{result.count('passed')} passed", f"{result.count('failed')} failed",
+              f"{result.count('hidden')} hidden"]
+    counts += [f"{result.count(s)} {s}" for s in ("changed", "not run") if result.count(s)]
+    print(", ".join(counts) + " (hidden tests run when your notebook is graded)")
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _progress_line(stream):
+    """A function that shows one changing status line on a terminal (and does nothing else)."""
+    if not getattr(stream, "isatty", lambda: False)():
+        return lambda text: None
+    width = [0]
+
+    def show(text):
+        stream.write("\r" + text.ljust(width[0]) + ("\r" if not text else ""))
+        stream.flush()
+        width[0] = len(text)
+    return show
+
+
+COMMANDS: dict[str, Command] = {
+    "build": Command("build the course website", "mlcourse_utils.book.build", _build,
+                     _build_options, "mlcourse build\nmlcourse build --instructor --out "
+                     "_build/instructor", extra=("book", "jupyter_book")),
+    "pdf": Command("the chapters as PDF lecture notes (one per chapter, one book)",
+                   "mlcourse_utils.book.pdf", _pdf, _pdf_options, "mlcourse pdf --out notes",
+                   extra=("book", "pypdf")),
+    "release": Command("regenerate exercises/ from solutions/ (after checking them)",
+                       "mlcourse_utils.grading.release", _release, _release_options,
+                       "mlcourse release mle bayes", extra=("grading", "nbgrader")),
+    "grade": Command("autograde every student's submission in a folder",
+                     "mlcourse_utils.grading.batch", _grade, _grade_options,
+                     "mlcourse grade mle submissions/ --out graded --jobs 2",
+                     extra=("grading", "nbgrader")),
+    "grade-merge": Command("join the output folders of `grade --shard K/N` runs",
+                           "mlcourse_utils.grading.batch", _grade_merge, _grade_merge_options,
+                           "mlcourse grade-merge shards/* --out graded",
+                           extra=("grading", "nbgrader")),
+    "similarity": Command("flag answers that match beyond renaming and reformatting, between "
+                          "students and with the reference (never grades)",
+                          "mlcourse_utils.grading.similarity", _similarity, _similarity_options,
+                          "mlcourse similarity mle submissions/ --out similar"),
+    "grade-import": Command("load a teaching assistant's manual points (manual/<grade_id>.csv, "
+                            "filled) into the gradebook of a graded folder",
+                            "mlcourse_utils.grading.manual", _grade_import,
+                            _grade_import_options,
+                            "mlcourse grade-import graded graded/manual/derivation_bernoulli_mle"
+                            ".csv", extra=("grading", "nbgrader"),
+                            error_prefix="nothing was imported:\n"),
+    "export": Command("grades for Canvas or Moodle, with late penalties",
+                      "mlcourse_utils.grading.lms", _export, _export_options,
+                      "mlcourse export graded/mle graded/bayes --format canvas --roster "
+                      "roster.csv --config due.toml --out canvas.csv",
+                      extra=("grading", "nbgrader")),
+    "check": Command("run a notebook's visible tests (for students)",
+                     "mlcourse_utils.grading.selfcheck", _check, _check_options,
+                     "mlcourse check mle.ipynb\nmlcourse check mle.ipynb --timeout 30\n"
+                     "python -m mlcourse_utils check mle.ipynb"),
+}
+
+
+# ----------------------------------------------------------------------------- the wrapper
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from .grading.session import DEFAULT_BUDGET_FACTOR
-    parser = argparse.ArgumentParser(prog="mlcourse", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("build", help="build the course website")
-    p.add_argument(
-        "--instructor",
-        action="store_true",
-        help="instructor edition: show in-text solutions, teaching notes and the solution "
-        "notebooks",
-    )
-    p.add_argument(
-        "--out",
-        default=None,
-        metavar="DIR",
-        help="output folder; the HTML goes to DIR/html (default: _build for the student edition, "
-        "_build/instructor for the instructor edition)",
-    )
-    p.set_defaults(func=_cmd_build)
-    p = sub.add_parser("pdf", help="the chapters as PDF lecture notes (one per chapter, one book)")
-    p.add_argument("--instructor", action="store_true",
-                   help="instructor edition: with in-text solutions, teaching notes and the "
-                        "solution notebooks")
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help="where the PDFs go (default: _build/pdf, or _build/instructor/pdf)")
-    p.set_defaults(func=_cmd_pdf)
-    p = sub.add_parser("release",
-                       help="regenerate exercises/ from solutions/ (after checking them)")
-    p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
-    p.set_defaults(func=_cmd_release)
+    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing)."""
+    from . import __version__
 
-    p = sub.add_parser("grade", help="autograde every student's submission in a folder")
-    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
-    p.add_argument("submissions", metavar="SUBMISSIONS",
-                   help="folder with one subfolder per student holding the notebook")
-    p.add_argument("--out", required=True, metavar="DIR", help="where grades and feedback go")
-    p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit per cell and per test (default 60)")
-    p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
-                   help="total time for one student: start-up, cells, tests and re-runs after "
-                        f"crashes (default {DEFAULT_BUDGET_FACTOR} x --timeout)")
-    p.add_argument("--memory", type=int, default=4096, metavar="MB",
-                   help="memory limit of each student's sandbox, shared memory included "
-                        "(default 4096)")
-    p.add_argument("--secret-file", default=None, metavar="PATH",
-                   help="a file with the term's grading secret: hidden tests draw each student's "
-                        "inputs from it (without it: the public development seed)")
-    p.add_argument("--shard", default=None, metavar="K/N",
-                   help="grade only the K-th of N deterministic slices of the class (for a "
-                        "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
-    p.set_defaults(func=_cmd_grade)
-
-    p = sub.add_parser("grade-merge", help="join the output folders of `grade --shard K/N` runs")
-    p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
-    p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
-    p.set_defaults(func=_cmd_grade_merge)
-
-    from .grading.similarity import MIN_TOKENS, THRESHOLD
-    p = sub.add_parser("similarity", help="flag answers that match beyond renaming and "
-                       "reformatting, between students and with the reference (never grades)")
-    p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
-    p.add_argument("submissions", metavar="SUBMISSIONS",
-                   help="folder with one subfolder per student holding the notebook")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="where similarity.csv and similarity.html go")
-    p.add_argument("--threshold", type=float, default=THRESHOLD,
-                   help=f"flag a task when this share of one answer's own code matches "
-                        f"(default {THRESHOLD})")
-    p.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
-                   help=f"... and the matching code is at least this many tokens long "
-                        f"(default {MIN_TOKENS})")
-    p.set_defaults(func=_cmd_similarity)
-
-    p = sub.add_parser("grade-import",
-                       help="load a teaching assistant's manual points (manual/<grade_id>.csv, "
-                            "filled) into the gradebook of a graded folder")
-    p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
-    p.add_argument("csvs", nargs="+", metavar="FILLED.csv",
-                   help="student_id, grade_id, points, comment (blank points are skipped)")
-    p.set_defaults(func=_cmd_grade_import)
-
-    p = sub.add_parser("export", help="grades for Canvas or Moodle, with late penalties")
-    p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
-                   help="one folder written by `mlcourse grade` per assignment")
-    p.add_argument("--format", required=True, choices=["canvas", "moodle"])
-    p.add_argument("--roster", required=True, metavar="ROSTER.csv",
-                   help="the class list: a header row with name, student_id and/or email (and "
-                        "Canvas' ID, SIS User ID, SIS Login ID, Section or Moodle's ID number)")
-    p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
-    p.add_argument("--config", default=None, metavar="DUE.toml",
-                   help="due dates, extensions and the late penalty (see "
-                        "mlcourse_utils/grading/lms.py); without it, no penalty")
-    p.add_argument("--missing", choices=["blank", "zero"], default="blank",
-                   help="grade of a roster student without a submission (default: blank)")
-    p.set_defaults(func=_cmd_export)
-
-    p = sub.add_parser("check", help="run a notebook's visible tests (for students)")
-    p.add_argument("notebook", metavar="NOTEBOOK")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
-    p.set_defaults(func=_cmd_check)
+    parser = argparse.ArgumentParser(
+        prog="mlcourse",
+        description="The course's command line: build the website, release, grade and check "
+                    "assignments.",
+        epilog="Run `mlcourse COMMAND --help` for a command's options and an example.")
+    parser.add_argument("--version", action="version", version=f"mlcourse {__version__}",
+                        help="print the version of the course package and exit")
+    parser.add_argument("--traceback", action="store_true",
+                        help="on an unexpected error, show Python's traceback (for a bug "
+                             "report) instead of one line")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of the commands below")
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.summary, description=command.summary,
+                           epilog="example:\n" + "".join(f"  {line}\n" for line in
+                                                         command.example.splitlines()),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        command.options(p)
     return parser
 
 
+def _not_installed(name: str, command: Command) -> str | None:
+    """One line saying what to install when ``command`` cannot run in this installation."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(command.module)
+    except ModuleNotFoundError:  # its package is missing too (mlcourse_utils.book)
+        spec = None
+    if spec is None:
+        return (f"mlcourse {name} is not part of this installation (the course wheel from the "
+                "website has only `mlcourse check`): install the full course package from the "
+                "course repository (see its README)")
+    if command.extra is not None and importlib.util.find_spec(command.extra[1]) is None:
+        extra = command.extra[0]
+        return (f"mlcourse {name} needs the course's {extra} tools, which are not installed: "
+                f"pip install 'mlcourse_utils[{extra}]' (or run `make`, which installs everything)")
+    return None
+
+
+def _print_error(name: str, message: str) -> None:
+    print(f"mlcourse {name}: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mlcourse`` with ``argv`` (default: the command line); return the exit status."""
     from ._imports import skip_slow_optional_imports
 
+    for stream in (sys.stdout, sys.stderr):  # a Windows console or pipe may not be UTF-8
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     skip_slow_optional_imports()
     args = make_parser().parse_args(argv)
-    missing = _missing_extra(args.command)
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
+    name = args.command
+    command = COMMANDS[name]
     try:
-        return args.func(args)
-    except subprocess.CalledProcessError as exc:
-        print(f"mlcourse {args.command}: {exc.cmd[0]} failed with exit status {exc.returncode}",
-              file=sys.stderr)
-        return 1
+        missing = _not_installed(name, command)
+        if missing:
+            print(missing, file=sys.stderr)
+            return EXIT_USAGE
+        import importlib
+
+        module = importlib.import_module(command.module)
+        return command.run(module, args)
+    except KeyboardInterrupt:
+        _print_error(name, "interrupted")
+        return EXIT_INTERRUPTED
+    except UsageError as exc:
+        _print_error(name, str(exc))
+        return EXIT_USAGE
+    except (OSError, ValueError, RuntimeError) as exc:  # bad input, a failed build or kernel
+        _print_error(name, command.error_prefix + (str(exc) or type(exc).__name__))
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 (a bug: one line unless asked for the traceback)
+        import subprocess
+
+        if isinstance(exc, subprocess.CalledProcessError):  # a tool the command runs failed
+            _print_error(name, f"{exc.cmd[0]} failed with exit status {exc.returncode}")
+            return EXIT_FAILED
+        if args.traceback:
+            raise
+        _print_error(name, f"unexpected error ({type(exc).__name__}: {exc}); please report it, "
+                           f"with the output of `mlcourse --traceback {name} ...`")
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

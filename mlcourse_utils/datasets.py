@@ -1,9 +1,9 @@
-"""The course's data sets: the seed lectures' worked examples, and loaders for real data.
+"""The course's data sets: the chapters' worked examples, and loaders for real data.
 
-Everything here is either written out in the lectures or shipped with an installed package
-(scikit-learn's bundled data sets). Nothing is downloaded at run time. Where a lecture gives
-only counts (the lobsters), the values are synthesised with a fixed seed, so every build of the
-book shows the same numbers.
+Everything here is either written out in the book or shipped with an installed package
+(scikit-learn's bundled data sets). Nothing is downloaded at run time. Where an example is
+known only by its counts (the lobsters) or its shape (the regression challenge), the values are
+synthesised with a fixed random seed, so every build of the book shows the same numbers.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ COIN_SEQUENCE = "HTHHHTHHTHTH"
 
 
 def coin_sequence() -> str:
-    """The lecture's coin flips as a string of 'H' and 'T' (chapter "Maximum likelihood")."""
+    """The twelve coin flips of the worked example, as 'H'/'T' (chapter "Maximum likelihood")."""
     return COIN_SEQUENCE
 
 
@@ -58,7 +58,7 @@ def toronto_march_temperatures() -> FloatArray:
 
 
 def spam_ham_table() -> tuple[NDArray[np.int64], NDArray[np.str_], list[str]]:
-    """The lecture's eleven e-mails with two binary word features ("pill", "meeting").
+    """The worked example's eleven e-mails with two binary word features ("pill", "meeting").
 
     Returns
     -------
@@ -81,7 +81,7 @@ def spam_ham_table() -> tuple[NDArray[np.int64], NDArray[np.str_], list[str]]:
 def lobster_sizes(seed: int = 311) -> tuple[FloatArray, NDArray[np.int64]]:
     """One-feature lobster data: 20 lobsters that died (label 0) and 30 that survived (label 1).
 
-    The lecture gives only the counts, so the sizes (carapace length in mm) are drawn with a
+    Only the counts are given, so the sizes (carapace length in mm) are drawn with a
     fixed seed from N(71, 5²) for those that died and N(79, 5²) for those that survived.
 
     Returns
@@ -234,9 +234,9 @@ __all__ += ["regression_challenge"]
 
 
 def regression_challenge(n: int = 40, seed: int = 12) -> tuple[FloatArray, FloatArray]:
-    """The lecture's "regression challenge": points around the parabola y = 2 x^2 + 1.
+    """The "regression challenge": points around the parabola y = 2 x^2 + 1.
 
-    The lecture shows the data only as a figure ("without noise y = alpha x^2 + beta"), so they
+    The data are known only from a figure ("without noise y = alpha x^2 + beta"), so they
     are synthesised with a fixed seed: x uniform on [-2, 3], y = 2 x^2 + 1 + eps with
     eps ~ N(0, 1). A straight line fits them badly; adding x^2 as a feature makes the problem
     a linear regression again (chapter "Ridge and LASSO").

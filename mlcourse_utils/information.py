@@ -22,6 +22,7 @@ import itertools
 import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.polynomial import Chebyshev
@@ -31,8 +32,10 @@ from scipy.special import kl_div, xlogy
 from ._validation import (
     FloatArray,
     as_1d_float_array,
+    as_2d_float_array,
     as_float,
     as_float_array,
+    as_labels,
     as_probability_vector,
 )
 
@@ -40,6 +43,13 @@ __all__ = [
     "entropy",
     "cross_entropy",
     "kl_divergence",
+    "joint_entropy",
+    "conditional_entropy",
+    "mutual_information",
+    "empirical_joint",
+    "mutual_information_from_samples",
+    "quantile_bins",
+    "select_features_mi",
     "codelengths",
     "kraft_sum",
     "is_prefix_free",
@@ -216,6 +226,242 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, base: float = 2) -> float | FloatA
     """
     p, q = _pair(p, q)
     return _result(np.sum(kl_div(p, q), axis=-1) / _log_base(base))
+
+
+# ---------------------------------------------------------------------------------------------
+# Joint and conditional entropy, mutual information
+# ---------------------------------------------------------------------------------------------
+
+
+def _joint_table(pxy, name="pxy"):
+    """A joint distribution p(x, y) as a (K_x, K_y) table: >= 0, finite, summing to 1."""
+    arr = as_float_array(pxy, name)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D table p(x, y) (one row per value of x, one column per "
+            f"value of y), got shape {arr.shape}"
+        )
+    if arr.size == 0:
+        raise ValueError(f"{name} has shape {arr.shape}; each variable needs at least one value")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} has negative entries; probabilities must be >= 0")
+    total = float(arr.sum())
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(f"{name} must sum to 1 over all its cells, sums to {total!r}")
+    return arr
+
+
+def joint_entropy(pxy: ArrayLike, base: float = 2) -> float:
+    """Joint entropy H(X, Y) = -sum_{x,y} p(x, y) log p(x, y) of a joint distribution table.
+
+    The entropy of the pair (X, Y), read as one variable with K_x K_y values; 0 log 0 = 0.
+
+    Parameters
+    ----------
+    pxy : array_like, shape (K_x, K_y)
+        ``pxy[i, j] = p(X = x_i, Y = y_j)``: non-negative, summing to 1 over all cells.
+    base : float
+        Base of the logarithm (2: bits, ``np.e``: nats), > 0 and != 1.
+
+    Returns
+    -------
+    float
+
+    See the chapter "Information theory and MDL", section "Joint and conditional entropy".
+    """
+    pxy = _joint_table(pxy)
+    return _result(-np.sum(xlogy(pxy, pxy)) / _log_base(base))
+
+
+def conditional_entropy(pxy: ArrayLike, base: float = 2) -> float:
+    """Conditional entropy H(Y | X) = -sum_{x,y} p(x, y) log p(y | x) of the column variable.
+
+    The expected entropy of Y once X is known, sum_x p(x) H(Y | X = x), with
+    p(y | x) = p(x, y) / p(x); rows with p(x) = 0 contribute nothing. It equals
+    H(X, Y) - H(X) (the chain rule), but is summed term by term: each term is >= 0 because
+    p(x, y) <= p(x), so the result is never negative through rounding, and no difference of
+    two large entropies is taken. For H(X | Y) pass ``pxy.T``.
+
+    Parameters
+    ----------
+    pxy : array_like, shape (K_x, K_y)
+        ``pxy[i, j] = p(X = x_i, Y = y_j)``, rows indexed by the conditioning variable X.
+    base : float
+
+    Returns
+    -------
+    float
+        0 <= H(Y | X) <= H(Y).
+
+    See the chapter "Information theory and MDL", section "Joint and conditional entropy".
+    """
+    pxy = _joint_table(pxy)
+    px = pxy.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_y_given_x = np.where(px > 0, pxy / px, 0.0)
+    return _result(-np.sum(xlogy(pxy, p_y_given_x)) / _log_base(base))
+
+
+def mutual_information(pxy: ArrayLike, base: float = 2) -> float:
+    """Mutual information I(X; Y) = KL(p(x, y) || p(x) p(y)) of a joint distribution table.
+
+    I(X; Y) = sum_{x,y} p(x, y) log(p(x, y) / (p(x) p(y))) = H(Y) - H(Y | X) = H(X) - H(X | Y):
+    the bits about Y that knowing X saves, on average. It is symmetric, >= 0, and 0 exactly
+    when X and Y are independent. Summed over the cells with p(x, y) > 0 (0 log 0 = 0) in
+    logarithms, log p(x, y) - log p(x) - log p(y), so that no product p(x) p(y) or ratio of
+    small probabilities can underflow or overflow. For independent variables rounding can leave
+    a sum of order 1e-16 below zero; since I >= 0 exactly, such a sum is returned as 0.
+
+    Parameters
+    ----------
+    pxy : array_like, shape (K_x, K_y)
+        ``pxy[i, j] = p(X = x_i, Y = y_j)``: non-negative, summing to 1 over all cells.
+    base : float
+
+    Returns
+    -------
+    float
+        0 <= I(X; Y) <= min(H(X), H(Y)).
+
+    See the chapter "Information theory and MDL", section "Mutual information".
+    """
+    pxy = _joint_table(pxy)
+    px, py = pxy.sum(axis=1), pxy.sum(axis=0)
+    rows, cols = np.nonzero(pxy)
+    p = pxy[rows, cols]
+    total = np.sum(p * (np.log(p) - np.log(px[rows]) - np.log(py[cols])))
+    return max(_result(total / _log_base(base)), 0.0)
+
+
+def empirical_joint(
+    x: ArrayLike, y: ArrayLike
+) -> tuple[FloatArray, NDArray[Any], NDArray[Any]]:
+    """The empirical joint distribution of paired samples: a table of relative frequencies.
+
+    ``pxy[i, j]`` is the fraction of the N pairs (x_n, y_n) with x_n = x_values[i] and
+    y_n = y_values[j], where ``x_values = np.unique(x)`` and ``y_values = np.unique(y)``
+    (labels may be any sortable values: integers, strings, bin numbers). Counted in one
+    ``np.bincount`` over the N pairs.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (N,)
+        Paired discrete observations, N >= 1.
+
+    Returns
+    -------
+    pxy : ndarray, shape (len(x_values), len(y_values))
+        Sums to 1.
+    x_values, y_values : ndarray
+        The distinct values of x and of y, sorted: the row and column labels.
+
+    See the chapter "Information theory and MDL", section "Mutual information".
+    """
+    _, x_values, ix = as_labels(x, "x")
+    _, y_values, iy = as_labels(y, "y")
+    if ix.size != iy.size:
+        raise ValueError(f"x has {ix.size} entries but y has {iy.size}; they must be paired")
+    shape = (x_values.size, y_values.size)
+    counts = np.bincount(ix * shape[1] + iy, minlength=shape[0] * shape[1])
+    return counts.reshape(shape) / ix.size, x_values, y_values
+
+
+def mutual_information_from_samples(x: ArrayLike, y: ArrayLike, base: float = 2) -> float:
+    """Plug-in estimate of I(X; Y) from paired discrete samples.
+
+    The mutual information of the empirical joint distribution (:func:`empirical_joint`). It
+    is biased upwards: for independent X and Y with K_x and K_y values it is about
+    (K_x - 1)(K_y - 1) / (2 N ln 2) bits rather than 0, so compare it with the same estimate
+    on shuffled pairs before reading a small value as dependence.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (N,)
+        Paired discrete observations (integers, strings, bin numbers).
+    base : float
+
+    Returns
+    -------
+    float
+
+    See the chapter "Information theory and MDL", section "Mutual information".
+    """
+    pxy, _, _ = empirical_joint(x, y)
+    return mutual_information(pxy, base=base)
+
+
+def quantile_bins(x: ArrayLike, bins: int = 10) -> NDArray[np.int64]:
+    """Discretise a continuous variable into ``bins`` bins of (about) equal counts.
+
+    The cut points are the quantiles j / bins, j = 1..bins-1, of x (``np.quantile``, linear
+    interpolation); a value goes to the number of cut points <= it, so bins are closed on the
+    left and the codes run from 0 to bins - 1. Repeated values stay in one bin, so a variable
+    with few distinct values can leave bins empty. The same rule as scikit-learn's
+    ``KBinsDiscretizer(strategy="quantile", encode="ordinal")``.
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        N >= 1, finite.
+    bins : int
+        >= 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (N,)
+
+    See the chapter "Information theory and MDL", section "Feature selection by mutual
+    information".
+    """
+    x = as_1d_float_array(x, "x", min_size=1)
+    bins = _nonnegative_int(bins, "bins")
+    if bins < 1:
+        raise ValueError("bins must be at least 1")
+    cuts = np.quantile(x, np.arange(1, bins) / bins)
+    return np.searchsorted(cuts, x, side="right").astype(np.int64)
+
+
+def select_features_mi(
+    X: ArrayLike, y: ArrayLike, k: int, bins: int = 10, base: float = 2
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """The k features with the largest mutual information with the labels.
+
+    Each column of X is discretised into ``bins`` quantile bins (:func:`quantile_bins`) and
+    scored by the plug-in I(X_d; Y) (:func:`mutual_information_from_samples`). The ranking
+    looks at one feature at a time: two copies of the best feature both rank high, although
+    the second adds nothing to the first.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+        Continuous features.
+    y : array_like, shape (N,)
+        Class labels (any sortable values).
+    k : int
+        1 <= k <= D.
+    bins : int
+        Quantile bins per feature, >= 1.
+    base : float
+
+    Returns
+    -------
+    selected : ndarray of int64, shape (k,)
+        Column indices, by decreasing score (ties: the lower index first).
+    scores : ndarray, shape (D,)
+        I(X_d; Y) of every feature, in column order.
+
+    See the chapter "Information theory and MDL", section "Feature selection by mutual
+    information".
+    """
+    X = as_2d_float_array(X, "X", min_rows=1)
+    _, _, index = as_labels(y, "y", n_samples=X.shape[0])
+    k = _nonnegative_int(k, "k")
+    if not 1 <= k <= X.shape[1]:
+        raise ValueError(f"k must be between 1 and the number of features {X.shape[1]}, got {k}")
+    scores = np.array([mutual_information_from_samples(quantile_bins(col, bins), index, base)
+                       for col in X.T])
+    selected = np.argsort(-scores, kind="stable")[:k]
+    return selected.astype(np.int64), scores
 
 
 # ---------------------------------------------------------------------------------------------

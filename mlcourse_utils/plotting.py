@@ -1,49 +1,114 @@
-"""One plotting style for every figure of the book.
+"""One plotting style for every figure of the book, legible on screen and in greyscale print.
 
 Figures are made by calling these helpers from chapter code cells. Importing this module has
 no global side effects: :func:`new_figure` styles the figure it creates, :func:`style` is a
 context manager for code that draws with plain matplotlib, and :func:`use_style` applies the
 style to a whole session only when a chapter asks for it.
+
+Two rules make a figure readable in the printed lecture notes (``mlcourse pdf``: A4, black and
+white printers):
+
+* **Curves differ by more than colour.** The property cycle pairs each colour of the
+  colour-blind-safe palette with its own line style and marker (:data:`LINESTYLES`,
+  :data:`MARKERS`), so two curves stay apart when the colours print as similar greys; class
+  scatters use :func:`class_markers` as well as :func:`class_colors`.
+* **Text has a minimum printed size.** The PDF shows a figure at its pixel width, shrunk to the
+  printed line when it is wider (:func:`print_scale`), so a wide figure prints its text smaller.
+  :func:`new_figure` sizes the text of each figure from its width so that, printed, axis labels
+  and titles are at least 9 pt and tick labels, legends and annotations at least 8 and 7 pt
+  (:data:`PRINT_MIN_PT`), and it enforces these floors again when the figure is drawn, on text
+  added after it was created (legends, colour bars, annotations).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
 
 from ._validation import FloatArray
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
     from matplotlib.contour import QuadContourSet
-    from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-__all__ = ["PALETTE", "RC", "style", "use_style", "new_figure", "class_colors"]
+__all__ = ["PALETTE", "LINESTYLES", "MARKERS", "RC", "PRINT_MIN_PT", "style", "use_style",
+           "new_figure", "class_colors", "class_markers", "print_scale", "font_sizes"]
 
 #: Colour-blind-safe palette (Okabe–Ito), used in this order for classes and curves.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+#: The line style that goes with each palette colour (the cycle pairs them).
+LINESTYLES = ["-", "--", "-.", ":", "-", "--", "-.", ":"]
+#: The marker that goes with each palette colour: no two entries of the cycle share both
+#: line style and marker, so curves stay distinguishable in greyscale.
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+#: Dots per inch of every figure (the PNG the website and the PDF show).
+DPI = 110
+#: Width of the printed line of the PDF in CSS pixels at 96 per inch
+#: (``mlcourse_utils.book.pdf.LINE_PX``, A4 less two 17 mm margins).
+PRINT_LINE_PX = 665
+#: Minimum printed size (points) of each kind of text in a figure.
+PRINT_MIN_PT = {"label": 9.0, "title": 9.5, "tick": 8.0, "legend": 8.0, "text": 7.0}
+#: Smallest sizes (points, in the figure) whatever the width: the style of a figure that prints
+#: at its own size or larger.
+BASE_PT = {"label": 10.0, "title": 11.0, "tick": 9.0, "legend": 9.0, "text": 8.0}
+#: Markers drawn on a line with more points than this are thinned to one per tenth of the axes
+#: diagonal (a dense curve would otherwise be a row of markers).
+DENSE_LINE = 30
 
 RC = {
-    "figure.dpi": 110,
-    "savefig.dpi": 110,
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
+    "font.size": BASE_PT["label"],
+    "axes.titlesize": BASE_PT["title"],
+    "axes.labelsize": BASE_PT["label"],
+    "xtick.labelsize": BASE_PT["tick"],
+    "ytick.labelsize": BASE_PT["tick"],
+    "legend.fontsize": BASE_PT["legend"],
+    "legend.title_fontsize": BASE_PT["legend"],
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.alpha": 0.25,
     "legend.frameon": False,
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "lines.linewidth": 1.6,
+    "lines.markersize": 5.0,
+    "axes.prop_cycle": (matplotlib.cycler(color=PALETTE) + matplotlib.cycler(linestyle=LINESTYLES)
+                        + matplotlib.cycler(marker=MARKERS)),
     "image.cmap": "viridis",
 }
+
+
+def print_scale(width: float, dpi: float = DPI) -> float:
+    """Printed inches per inch of a figure ``width`` inches wide, in the PDF lecture notes.
+
+    The PDF lays an image out at its pixel width (``width * dpi`` px) at 96 px per printed inch
+    and shrinks it to the printed line (:data:`PRINT_LINE_PX`) when it is wider, so the scale is
+    ``min(dpi / 96, PRINT_LINE_PX / (96 * width))``. A font of s points in the figure prints at
+    ``s * print_scale(width)`` points.
+    """
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width!r}")
+    return min(dpi / 96.0, PRINT_LINE_PX / (96.0 * width))
+
+
+def font_sizes(width: float) -> dict[str, float]:
+    """Font sizes (points) for a figure ``width`` inches wide: :data:`BASE_PT`, raised where
+    needed so that each kind of text prints at least at its :data:`PRINT_MIN_PT`."""
+    scale = print_scale(width)
+    # Rounded up to 0.01 pt, so that the printed size is never below the floor.
+    return {kind: max(BASE_PT[kind], math.ceil(100 * PRINT_MIN_PT[kind] / scale) / 100)
+            for kind in BASE_PT}
 
 
 @contextlib.contextmanager
@@ -62,6 +127,65 @@ def use_style() -> None:
     matplotlib.rcParams.update(RC)
 
 
+def _raise_to(text: Any, size: float) -> None:
+    if text is not None and text.get_text() and text.get_fontsize() < size:
+        text.set_fontsize(size)
+
+
+def _tick_label_size(axis: Any) -> float:
+    ticks = axis.get_major_ticks() + axis.get_minor_ticks()
+    return min((t.label1.get_fontsize() for t in ticks), default=0.0)
+
+
+def enforce_print_sizes(fig: Figure, sizes: Mapping[str, float]) -> None:
+    """Raise every text of ``fig`` that is smaller than its floor in ``sizes`` (see
+    :func:`font_sizes`), and thin the markers of dense lines (more than :data:`DENSE_LINE`
+    points) to one per tenth of the axes diagonal. Larger text is left alone."""
+    from matplotlib.lines import Line2D
+
+    for ax in fig.axes:
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            if _tick_label_size(axis) < sizes["tick"]:
+                ax.tick_params(axis=name, which="both", labelsize=sizes["tick"])
+            _raise_to(axis.label, sizes["label"])
+        for title in (ax.title, getattr(ax, "_left_title", None),
+                      getattr(ax, "_right_title", None)):
+            _raise_to(title, sizes["title"])
+        for text in ax.texts:
+            _raise_to(text, sizes["text"])
+        for line in ax.get_lines():
+            if (isinstance(line, Line2D) and line.get_marker() not in (None, "", "None", " ")
+                    and line.get_linestyle() not in ("None", "", " ")
+                    and line.get_markevery() is None and len(line.get_xdata()) > DENSE_LINE):
+                line.set_markevery(0.1)
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    for legend in legends:
+        if legend is None:
+            continue
+        for text in legend.get_texts():
+            _raise_to(text, sizes["legend"])
+        _raise_to(legend.get_title(), sizes["legend"])
+    suptitle = getattr(fig, "_suptitle", None)
+    for text in fig.texts:
+        _raise_to(text, sizes["title"] if text is suptitle else sizes["text"])
+
+
+class CourseFigure(Figure):
+    """A matplotlib ``Figure`` that enforces the course's minimum printed text sizes when drawn.
+
+    Made by :func:`new_figure`; ``print_sizes`` holds the floors (:func:`font_sizes` of the
+    figure's width). Text added after the figure was created (a legend, a colour bar, an
+    annotation) is raised to its floor just before each draw.
+    """
+
+    print_sizes: dict[str, float] = {}
+
+    def draw(self, renderer: RendererBase) -> None:
+        if self.print_sizes:
+            enforce_print_sizes(self, self.print_sizes)
+        super().draw(renderer)
+
+
 def new_figure(
     nrows: int = 1, ncols: int = 1, width: float = 6.4, height: float | None = None, **kwargs: Any
 ) -> tuple[Figure, Any]:
@@ -69,29 +193,39 @@ def new_figure(
 
     ``height`` defaults to a 4:3 panel per row. The figure is created outside any
     ``rc_context`` (leaving one while Jupyter's inline backend is active stops the figure
-    from being displayed); the style is applied to the new figure and its axes directly.
+    from being displayed); the style is applied to the new figure and its axes directly:
+    the greyscale-safe property cycle (colour, line style and marker) and font sizes chosen
+    from ``width`` by :func:`font_sizes`, which the figure enforces again when it is drawn
+    (:class:`CourseFigure`), so that its text is legible in the printed notes.
     """
     if height is None:
         height = 0.75 * width / ncols * nrows
     kwargs.setdefault("layout", "constrained")
+    sizes = font_sizes(width)
     fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), dpi=RC["figure.dpi"],
-                             **kwargs)
+                             FigureClass=CourseFigure, **kwargs)
+    fig.print_sizes = sizes
     for ax in np.atleast_1d(axes).ravel():
         ax.spines["top"].set_visible(False)
         ax.spines["right"].set_visible(False)
         ax.grid(True, alpha=RC["grid.alpha"])
         ax.set_axisbelow(True)
         ax.set_prop_cycle(RC["axes.prop_cycle"])
-        ax.tick_params(labelsize=RC["font.size"] - 1)
-        ax.xaxis.label.set_size(RC["axes.labelsize"])
-        ax.yaxis.label.set_size(RC["axes.labelsize"])
-        ax.title.set_size(RC["axes.titlesize"])
+        ax.tick_params(labelsize=sizes["tick"])
+        ax.xaxis.label.set_size(sizes["label"])
+        ax.yaxis.label.set_size(sizes["label"])
+        ax.title.set_size(sizes["title"])
     return fig, axes
 
 
 def class_colors(n: int) -> list[str]:
     """The first ``n`` palette colours (cycled when n exceeds the palette)."""
     return [PALETTE[i % len(PALETTE)] for i in range(n)]
+
+
+def class_markers(n: int) -> list[str]:
+    """The markers that go with :func:`class_colors` ``(n)``: classes differ in shape too."""
+    return [MARKERS[i % len(MARKERS)] for i in range(n)]
 
 
 # --- Maximum likelihood ---
@@ -125,11 +259,13 @@ def plot_gaussian_ellipses(
     """Draw the 1-, 2-, ... sigma ellipses of a 2-D Gaussian on ``ax`` (not its mean).
 
     The k-sigma ellipse is the set of points at Mahalanobis distance k from the mean. Line
-    styles go from solid (innermost) to dashed; ``label`` is attached to the innermost one and
-    each ellipse is labelled "k-sigma" otherwise. Returns the list of line artists.
+    styles go from solid (innermost) to dashed, without markers; ``label`` is attached to the
+    innermost one and each ellipse is labelled "k-sigma" otherwise. Returns the list of line
+    artists.
     """
     color = PALETTE[0] if color is None else color
     styles = ["-", "--", ":", "-."]
+    kwargs.setdefault("marker", "")
     lines = []
     for i, k in enumerate(n_stds):
         pts = gaussian_ellipse(mean, cov, n_std=k)
@@ -159,7 +295,8 @@ def plot_decision_regions_2d(
 
     ``predict`` maps an (M, 2) array to (M,) labels (e.g. ``model.predict``). The regions are
     filled in the class colours with low opacity, the decision boundaries are drawn as thin
-    black lines, and the points are scattered in the same colours with a legend. ``classes``
+    black lines, and the points are scattered in the same colours, each class with its own
+    marker (:func:`class_markers`, for greyscale print), with a legend. ``classes``
     fixes the colour order (default ``np.unique(y)``). Returns ``(xx, yy, labels)``, the grid
     and the predicted class index on it.
     """
@@ -170,6 +307,7 @@ def plot_decision_regions_2d(
     classes = np.unique(y) if classes is None else np.asarray(classes)
     names = [str(c) for c in classes] if class_names is None else list(class_names)
     colors = class_colors(len(classes))
+    markers = class_markers(len(classes))
     lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
     xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], grid_size), np.linspace(lo[1], hi[1], grid_size))
     pred = np.asarray(predict(np.column_stack([xx.ravel(), yy.ravel()])))
@@ -180,8 +318,8 @@ def plot_decision_regions_2d(
     if show_points:
         for k, c in enumerate(classes):
             mask = y == c
-            ax.scatter(X[mask, 0], X[mask, 1], s=14, color=colors[k], edgecolor="white",
-                       linewidth=0.4, label=names[k])
+            ax.scatter(X[mask, 0], X[mask, 1], s=20, color=colors[k], marker=markers[k],
+                       edgecolor="white", linewidth=0.4, label=names[k])
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     return xx, yy, labels
@@ -207,7 +345,8 @@ def plot_probability_map_2d(
     ``proba`` maps an (M, 2) array to the (M,) probabilities of the second class. The map
     runs from the first class colour (p = 0) through white (p = 1/2) to the second class colour
     (p = 1); the contours at ``levels`` are drawn, the one at 1/2 (the decision boundary)
-    solid and the others dashed. Returns the filled-contour artist (for a colour bar).
+    solid and the others dashed, and the two classes are scattered with different markers.
+    Returns the filled-contour artist (for a colour bar).
     """
     from matplotlib.colors import LinearSegmentedColormap
 
@@ -216,6 +355,7 @@ def plot_probability_map_2d(
     classes = np.unique(y)
     names = [str(c) for c in classes] if class_names is None else list(class_names)
     colors = class_colors(2)
+    markers = class_markers(2)
     lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
     if xlim is not None:
         lo[0], hi[0] = xlim
@@ -229,8 +369,8 @@ def plot_probability_map_2d(
     ax.contour(xx, yy, p, levels=list(levels), colors="k", linewidths=0.8, linestyles=styles)
     for k, c in enumerate(classes):
         mask = y == c
-        ax.scatter(X[mask, 0], X[mask, 1], s=14, color=colors[k], edgecolor="white",
-                   linewidth=0.4, label=names[k])
+        ax.scatter(X[mask, 0], X[mask, 1], s=20, color=colors[k], marker=markers[k],
+                   edgecolor="white", linewidth=0.4, label=names[k])
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     return filled
@@ -252,9 +392,10 @@ def plot_reliability_diagram(
     predictions. With ``counts`` the marker area grows with the number of samples in the bin.
     """
     color = PALETTE[0] if color is None else color
-    ax.plot([0, 1], [0, 1], color="0.5", linestyle=":", linewidth=1)
+    ax.plot([0, 1], [0, 1], color="0.5", linestyle=":", linewidth=1, marker="")
     sizes = None if counts is None else 8 + 120 * np.asarray(counts) / np.max(counts)
-    ax.plot(mean_predicted, fraction_positive, color=color, linewidth=1.2, label=label)
+    ax.plot(mean_predicted, fraction_positive, color=color, linewidth=1.2, label=label,
+            linestyle="-", marker="")
     ax.scatter(mean_predicted, fraction_positive, s=sizes, color=color, marker=marker, zorder=3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -297,7 +438,8 @@ def plot_code_tree(
         for bit, text in zip("01", edge_labels, strict=False):
             if prefix + bit in nodes:
                 x1, y1 = nodes[prefix + bit]
-                ax.plot([x0, x1], [y0, y1], color="0.45", lw=1.0, zorder=1)
+                ax.plot([x0, x1], [y0, y1], color="0.45", lw=1.0, zorder=1, linestyle="-",
+                        marker="")
                 ax.text((x0 + x1) / 2, (y0 + y1) / 2, f" {text} ", fontsize=fontsize - 1,
                         ha="right" if bit == "0" else "left", va="center", color="0.3")
     inner = [nodes[p] for p in prefixes]
@@ -346,9 +488,11 @@ def plot_coefficient_paths(
     """Draw a regularisation path: one line per feature, coefficient against lambda (log scale).
 
     ``coefs`` has shape (L, D), row i for ``lams[i]`` (any order; they are sorted here).
-    Colours follow the course palette; features beyond its eight colours repeat them dashed,
-    so every line stays distinguishable. A zero line and a legend outside the axes (with
-    ``names``, default "w_1", "w_2", ...) are added. Returns the list of line artists.
+    Colours and markers follow the course palette (:data:`MARKERS`, so that lines stay apart
+    in greyscale print; dense paths show a marker every tenth of the axes diagonal); features
+    beyond its eight colours repeat them dashed, so every line stays distinguishable. A zero
+    line and a legend outside the axes (with ``names``, default "w_1", "w_2", ...) are added.
+    Returns the list of line artists.
     """
     lams = np.asarray(lams, dtype=float)
     coefs = np.asarray(coefs, dtype=float)
@@ -358,13 +502,14 @@ def plot_coefficient_paths(
     for d in range(coefs.shape[1]):
         style = "-" if d < len(PALETTE) else "--"
         (line,) = ax.plot(lams[order], coefs[order, d], style, color=PALETTE[d % len(PALETTE)],
-                          label=names[d], linewidth=1.4)
+                          marker=MARKERS[d % len(MARKERS)], markersize=4, label=names[d],
+                          linewidth=1.4)
         lines.append(line)
     ax.axhline(0.0, color="0.4", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("coefficient")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     return lines
 
 

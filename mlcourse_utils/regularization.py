@@ -23,12 +23,22 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
 
-from ._validation import FloatArray, as_1d_float_array, as_float, as_float_array, row_blocks
+from ._validation import (
+    FloatArray,
+    as_1d_float_array,
+    as_2d_float_array,
+    as_float,
+    as_float_array,
+    check_same_length,
+    row_blocks,
+)
 from .mle import _regression_inputs, linear_regression_mle
 
 __all__ = [
@@ -698,3 +708,469 @@ def lasso_path(
         w, _ = _coordinate_descent(G, c, float(lams[i]), w, tol, max_iter)
         W[i] = w
     return W
+
+
+# =============================================================================================
+# Beyond the two penalties: the elastic net, the exact LASSO path, bias and variance.
+# These functions use only the public functions above (and their own plain solver), so that
+# the solvers of ridge_fit, lasso_fit and lasso_path can change without touching them.
+# =============================================================================================
+
+__all__ += [
+    "elastic_net_objective",
+    "elastic_net_fit",
+    "elastic_net_path",
+    "lasso_knots",
+    "LassoKnots",
+    "ridge_bias_variance",
+    "bias_variance_simulation",
+    "BiasVariance",
+]
+
+
+def _check_l1_ratio(l1_ratio):
+    return as_float(l1_ratio, "l1_ratio", low=0.0, high=1.0)
+
+
+def elastic_net_objective(
+    X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, lam: float, l1_ratio: float
+) -> float:
+    """The elastic-net objective (1/2N) ||y - X w - b||^2 + lam (a ||w||_1 + (1 - a)/2 ||w||^2).
+
+    a = ``l1_ratio`` mixes the two penalties: a = 1 is the LASSO objective of
+    :func:`lasso_objective`, a = 0 is ridge on the LASSO's scale (a ridge penalty lam/2 ||w||^2
+    added to half the mean of squares, that is ``ridge_fit`` with penalty N lam). The intercept
+    b is not penalised. This is the objective scikit-learn's ``ElasticNet(alpha=lam,
+    l1_ratio=a)`` minimises.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+    w : array_like, shape (D,)
+    b : float
+    lam : float
+        >= 0.
+    l1_ratio : float
+        The share a of the L1 penalty, 0 <= a <= 1.
+
+    Returns
+    -------
+    float
+
+    See the chapter "Ridge and LASSO", section "The elastic net".
+    """
+    X, y = _regression_inputs(X, y)
+    w = as_1d_float_array(w, "w")
+    if w.shape[0] != X.shape[1]:
+        raise ValueError(f"w has {w.shape[0]} entries but X has {X.shape[1]} columns")
+    b = as_float(b, "b")
+    lam = _check_lam(lam)
+    l1_ratio = _check_l1_ratio(l1_ratio)
+    residuals = y - X @ w - b
+    penalty = l1_ratio * np.abs(w).sum() + 0.5 * (1.0 - l1_ratio) * (w @ w)
+    return float(residuals @ residuals / (2 * X.shape[0]) + lam * penalty)
+
+
+def _elastic_net_sweeps(Xc, yc, lam, l1_ratio, w, tol, max_iter):
+    """Plain cyclic coordinate descent for the elastic net on centred data, from ``w``.
+
+    Each update sets w_d to its exact minimiser given the other weights,
+    w_d = S(rho_d, lam a) / (a_d + lam (1 - a)), with a_d = x_d^T x_d / N and
+    rho_d = x_d^T r / N + a_d w_d, where r = y_c - X_c w is the residual (kept up to date, so an
+    update costs O(N)). Stops after the first sweep in which no weight changes by more than
+    tol. Returns ``(w, sweeps)``.
+    """
+    n, d = Xc.shape
+    a = np.einsum("nd,nd->d", Xc, Xc) / n                  # a_d = x_d^T x_d / N
+    w = w.copy()
+    r = yc - Xc @ w                                        # the residual y_c - X_c w
+    for sweep in range(1, max_iter + 1):
+        largest = 0.0
+        for j in range(d):
+            if a[j] == 0.0:                                # a constant feature keeps w_j = 0
+                continue
+            rho = Xc[:, j] @ r / n + a[j] * w[j]
+            new = soft_threshold(rho, lam * l1_ratio) / (a[j] + lam * (1.0 - l1_ratio))
+            change = new - w[j]
+            if change != 0.0:
+                r -= change * Xc[:, j]
+                w[j] = new
+                largest = max(largest, abs(change))
+        if largest <= tol:
+            return w + 0.0, sweep                          # + 0.0 turns -0.0 into 0.0
+    warnings.warn(f"coordinate descent did not converge in {max_iter} sweeps (the last changed "
+                  f"a weight by {largest:.3g} > tol = {tol:g}); increase max_iter or tol",
+                  RuntimeWarning, stacklevel=3)
+    return w + 0.0, max_iter
+
+
+def _centred_columns(X, y):
+    """Means, X_c (Fortran order, so that a column is contiguous) and y_c."""
+    x_mean, y_mean = X.mean(axis=0), float(y.mean())
+    return x_mean, y_mean, np.asfortranarray(X - x_mean), y - y_mean
+
+
+def elastic_net_fit(
+    X: ArrayLike,
+    y: ArrayLike,
+    lam: float,
+    l1_ratio: float,
+    tol: float = 1e-8,
+    max_iter: int = 10000,
+) -> tuple[FloatArray, float]:
+    """The elastic net by cyclic coordinate descent on the residual.
+
+    Minimises (1/2N) ||y - X w - b||^2 + lam (a ||w||_1 + (1 - a)/2 ||w||^2) with a =
+    ``l1_ratio`` (see :func:`elastic_net_objective`). The intercept is not penalised:
+    b = mean(y) - w^T mean(X), and w solves the problem on centred data. Starting from w = 0,
+    each weight in turn is set to its exact minimiser given the others,
+    w_d = S(rho_d, lam a) / (a_d + lam (1 - a)), where S is :func:`soft_threshold`,
+    a_d = x_d^T x_d / N and rho_d = x_d^T r / N + a_d w_d with the residual r = y_c - X_c w. The
+    sweeps stop after the first in which no weight changes by more than tol. a = 1 is the
+    LASSO (:func:`lasso_fit`), a = 0 with lam > 0 is ridge with penalty N lam
+    (:func:`ridge_fit`). On standardised data the weights are within 1e-6 of scikit-learn's
+    ``ElasticNet(alpha=lam, l1_ratio=a, tol=1e-12)``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+    lam : float
+        The penalty strength, >= 0 (on the LASSO's scale: half the *mean* of squares).
+    l1_ratio : float
+        The share a of the L1 penalty, 0 <= a <= 1.
+    tol : float
+        Stop when no weight changes by more than tol in a sweep.
+    max_iter : int
+        The largest number of sweeps (a ``RuntimeWarning`` when reached).
+
+    Returns
+    -------
+    w : ndarray, shape (D,)
+    b : float
+
+    See the chapter "Ridge and LASSO", section "The elastic net".
+    """
+    X, y = _regression_inputs(X, y)
+    lam = _check_lam(lam)
+    l1_ratio = _check_l1_ratio(l1_ratio)
+    tol, max_iter = _check_tol_max_iter(tol, max_iter)
+    x_mean, y_mean, Xc, yc = _centred_columns(X, y)
+    w, _ = _elastic_net_sweeps(Xc, yc, lam, l1_ratio, np.zeros(X.shape[1]), tol, max_iter)
+    return w, float(y_mean - x_mean @ w)
+
+
+def elastic_net_path(
+    X: ArrayLike,
+    y: ArrayLike,
+    lams: ArrayLike,
+    l1_ratio: float,
+    tol: float = 1e-8,
+    max_iter: int = 10000,
+) -> FloatArray:
+    """Elastic-net weights for every penalty in ``lams``: an array of shape (len(lams), D).
+
+    Row i holds the weights of :func:`elastic_net_fit` for lams[i] (whatever the order of
+    ``lams``). The fits run from the largest penalty down, each starting from the previous
+    solution (a warm start). The intercepts are mean(y) - w^T mean(X) for each row w. Equals
+    scikit-learn's ``enet_path`` on centred data.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+    lams : array_like, shape (L,)
+        Penalties >= 0, in any order, L >= 1.
+    l1_ratio : float
+        The share a of the L1 penalty, 0 <= a <= 1.
+    tol, max_iter
+        As in :func:`elastic_net_fit`, for each penalty.
+
+    Returns
+    -------
+    ndarray, shape (L, D)
+
+    See the chapter "Ridge and LASSO", section "The elastic net".
+    """
+    X, y = _regression_inputs(X, y)
+    lams = as_1d_float_array(lams, "lams", min_size=1)
+    if np.any(lams < 0):
+        raise ValueError(f"lams must be >= 0, found {lams[lams < 0][0]!r}")
+    l1_ratio = _check_l1_ratio(l1_ratio)
+    tol, max_iter = _check_tol_max_iter(tol, max_iter)
+    _, _, Xc, yc = _centred_columns(X, y)
+    W = np.empty((lams.shape[0], X.shape[1]))
+    w = np.zeros(X.shape[1])
+    for i in np.argsort(-lams, kind="stable"):             # largest penalty first
+        w, _ = _elastic_net_sweeps(Xc, yc, float(lams[i]), l1_ratio, w, tol, max_iter)
+        W[i] = w
+    return W
+
+
+class LassoKnots(NamedTuple):
+    """The exact LASSO path of :func:`lasso_knots`.
+
+    ``lams`` (K,) are the knots, from lambda_max down to 0; ``coefs`` (K, D) the weights at
+    each knot (between two knots every weight is linear in lambda); ``events`` (K - 1 pairs)
+    say what happens at lams[k]: ``(d, +1)`` when feature d becomes nonzero there, ``(d, -1)``
+    when it returns to zero. The last knot, 0, is least squares.
+    """
+
+    lams: FloatArray
+    coefs: FloatArray
+    events: list[tuple[int, int]]
+
+
+def lasso_knots(X: ArrayLike, y: ArrayLike) -> LassoKnots:
+    """The exact LASSO path: the penalties at which features enter or leave, and the weights.
+
+    The LASSO weights of :func:`lasso_fit` are piecewise linear in lambda. On a stretch where
+    the set A of nonzero weights and their signs s do not change, the optimality conditions
+    x_d^T r / N = lam s_d (d in A) are linear: G_AA w_A = c_A - lam s_A with G = X_c^T X_c / N
+    and c = X_c^T y_c / N, so w_A(lam) = u - lam v with u = G_AA^{-1} c_A and v = G_AA^{-1} s_A.
+    Following the path down from lambda_max = max_d |c_d| (where the first feature enters),
+    the stretch ends at the largest lam below the current one at which either an inactive
+    feature's correlation with the residual, c_j - G_jA w_A(lam), reaches +-lam (it enters,
+    with that sign), or an active weight reaches 0 (it leaves). This is the LASSO variant of
+    least-angle regression (homotopy); it equals scikit-learn's ``lars_path(X_c, y_c,
+    method="lasso")``. The centred columns must be linearly independent (rank D), so that
+    every G_AA is invertible and the path ends at least squares.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+
+    Returns
+    -------
+    LassoKnots
+        ``(lams, coefs, events)``; see :class:`LassoKnots`.
+
+    See the chapter "Ridge and LASSO", section "Regularisation paths and choosing lambda".
+    """
+    X, y = _regression_inputs(X, y)
+    n, d = X.shape
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    if n <= d or np.linalg.matrix_rank(Xc) < d:
+        raise ValueError(f"X must have linearly independent centred columns (rank {d}) for the "
+                         f"exact path; its centred columns have rank {np.linalg.matrix_rank(Xc)}")
+    G, c = Xc.T @ Xc / n, Xc.T @ yc / n
+    lam = float(np.max(np.abs(c)))
+    if lam == 0.0:                                     # y is constant: w = 0 for every lam
+        return LassoKnots(np.array([0.0]), np.zeros((1, d)), [])
+    first = int(np.argmax(np.abs(c)))
+    active, signs = [first], [float(np.sign(c[first]))]
+    lams, coefs, events = [lam], [np.zeros(d)], [(first, 1)]
+    margin = 1e-10 * lam                               # knots closer than this count as one
+    while True:
+        A = np.array(active)
+        u = np.linalg.solve(G[np.ix_(A, A)], c[A])
+        v = np.linalg.solve(G[np.ix_(A, A)], np.array(signs))
+        next_lam, event = 0.0, None
+        for j in sorted(set(range(d)) - set(active)):
+            # correlation of j with the residual on this stretch: p + lam q; enters at +-lam
+            p, q = c[j] - G[j, A] @ u, G[j, A] @ v
+            for sign in (1.0, -1.0):
+                if sign != q:
+                    at = p / (sign - q)
+                    if next_lam < at < lam - margin:
+                        next_lam, event = at, (j, 1, sign)
+        for k, j in enumerate(active):                 # an active weight u_k - lam v_k hits 0
+            if v[k] != 0.0:
+                at = u[k] / v[k]
+                if next_lam < at < lam - margin:
+                    next_lam, event = at, (j, -1, 0.0)
+        lam = next_lam
+        w = np.zeros(d)
+        w[A] = u - lam * v
+        if event is not None and event[1] == -1:
+            w[event[0]] = 0.0                          # exactly zero where it leaves
+        lams.append(lam)
+        coefs.append(w)
+        if event is None:                              # no more events: the end, lam = 0
+            return LassoKnots(np.array(lams), np.array(coefs), events)
+        j, change, sign = event
+        events.append((j, change))
+        if change == 1:
+            active.append(j)
+            signs.append(sign)
+        else:
+            k = active.index(j)
+            del active[k], signs[k]
+
+
+class BiasVariance(NamedTuple):
+    """Squared bias, variance, noise and expected test error of a fit, one entry per penalty.
+
+    Each is averaged over the test inputs: ``bias2`` the mean of (E[f_hat(x)] - f(x))^2,
+    ``variance`` the mean of Var[f_hat(x)], ``noise`` the noise variance sigma2 of a test
+    output, ``test_error`` the mean of E[(y - f_hat(x))^2] for a new output y at x.
+    """
+
+    bias2: FloatArray
+    variance: FloatArray
+    noise: float
+    test_error: FloatArray
+
+
+def _test_design(X_test, f_test, d):
+    X_test = as_2d_float_array(X_test, "X_test", min_rows=1)
+    f_test = as_1d_float_array(f_test, "f_test", min_size=1)
+    check_same_length(X_test, f_test, "X_test", "f_test")
+    if X_test.shape[1] != d:
+        raise ValueError(f"X_test has {X_test.shape[1]} columns but the training inputs have {d}")
+    return X_test, f_test
+
+
+def _check_lams(lams):
+    lams = as_1d_float_array(lams, "lams", min_size=1)
+    if np.any(lams < 0):
+        raise ValueError(f"lams must be >= 0, found {lams[lams < 0][0]!r}")
+    return lams
+
+
+def ridge_bias_variance(
+    X: ArrayLike,
+    f: ArrayLike,
+    X_test: ArrayLike,
+    f_test: ArrayLike,
+    sigma2: float,
+    lams: ArrayLike,
+) -> BiasVariance:
+    """Exact squared bias, variance and expected test error of ridge on a fixed design.
+
+    The training inputs X are fixed and the outputs are y = f + eps with eps ~ N(0, sigma2 I).
+    Ridge's prediction is linear in y: f_hat(x) = mean(y) + (x - mean(X))^T w with
+    w = (X_c^T X_c + lam I)^{-1} X_c^T y, so at the test inputs f_hat = A y with
+    A = 1 1^T / N + (X_test - mean(X)) (X_c^T X_c + lam I)^{-1} X_c^T. Hence E[f_hat] = A f and
+    Cov[f_hat] = sigma2 A A^T: the squared bias is the mean of (A f - f_test)^2, the variance
+    sigma2 ||A||_F^2 / M, and the expected test error sigma2 + bias^2 + variance. For lam = 0
+    the pseudo-inverse gives least squares (minimum-norm when X_c^T X_c is singular), as
+    :func:`ridge_fit` does.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+        The training inputs (the same in every training set).
+    f : array_like, shape (N,)
+        The true regression function at the training inputs.
+    X_test : array_like, shape (M, D)
+    f_test : array_like, shape (M,)
+        The true regression function at the test inputs.
+    sigma2 : float
+        The noise variance, >= 0.
+    lams : array_like, shape (L,)
+        Ridge penalties >= 0 (as in :func:`ridge_fit`).
+
+    Returns
+    -------
+    BiasVariance
+        Arrays of shape (L,), and the noise sigma2.
+
+    See the chapter "Ridge and LASSO", section "Bias and variance".
+    """
+    X, f = _regression_inputs(X, f)
+    X_test, f_test = _test_design(X_test, f_test, X.shape[1])
+    sigma2 = as_float(sigma2, "sigma2", low=0.0)
+    lams = _check_lams(lams)
+    n, d = X.shape
+    x_mean = X.mean(axis=0)
+    Xc, Tc = X - x_mean, X_test - x_mean
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)     # X_c = U diag(s) V^T
+    keep = s > s[0] * max(n, d) * np.finfo(float).eps if s.size else s > 0
+    U, s, TV = U[:, keep], s[keep], Tc @ Vt[keep].T
+    bias2, variance = np.empty(len(lams)), np.empty(len(lams))
+    for i, lam in enumerate(lams):
+        # (X_c^T X_c + lam I)^{-1} X_c^T = V diag(s / (s^2 + lam)) U^T
+        B = (TV * (s / (s**2 + lam))) @ U.T                # (M, N)
+        A = B + 1.0 / n
+        bias2[i] = np.mean((A @ f - f_test) ** 2)
+        variance[i] = sigma2 * np.sum(A * A) / X_test.shape[0]
+    return BiasVariance(bias2, variance, sigma2, sigma2 + bias2 + variance)
+
+
+def bias_variance_simulation(
+    sample: Callable[[np.random.Generator], tuple[ArrayLike, ArrayLike]],
+    X_test: ArrayLike,
+    f_test: ArrayLike,
+    sigma2: float,
+    lams: ArrayLike,
+    n_repeats: int = 200,
+    seed: int = 0,
+    fit: Callable[[ArrayLike, ArrayLike, float], tuple[ArrayLike, float]] | None = None,
+) -> BiasVariance:
+    """Squared bias, variance and test error of a penalised fit, estimated by repeated sampling.
+
+    ``n_repeats`` times: draw a training set ``X, y = sample(rng)``, fit it with every penalty
+    (``fit(X, y, lam)`` returns ``(w, b)``; default :func:`ridge_fit`), predict at the test
+    inputs, and score the prediction against fresh test outputs y = f_test + eps,
+    eps ~ N(0, sigma2). Then, per penalty and averaged over the test inputs, ``bias2`` is the
+    squared difference between the mean prediction and f_test, ``variance`` the variance of
+    the predictions over the training sets (dividing by the number of repeats), and
+    ``test_error`` the mean squared error against the fresh outputs. The decomposition says
+    test_error = sigma2 + bias2 + variance in expectation; the estimates agree up to Monte
+    Carlo error. Running means and sums of squares (Welford's update) keep memory at
+    O(L M) whatever ``n_repeats``.
+
+    Parameters
+    ----------
+    sample : callable
+        ``sample(rng)`` returns one training set ``(X, y)`` drawn with the numpy ``Generator``
+        rng: X of shape (N, D), y of shape (N,).
+    X_test : array_like, shape (M, D)
+    f_test : array_like, shape (M,)
+        The true regression function at the test inputs.
+    sigma2 : float
+        The noise variance of a test output, >= 0.
+    lams : array_like, shape (L,)
+        Penalties >= 0, passed to ``fit``.
+    n_repeats : int
+        The number of training sets, >= 2.
+    seed : int
+        Seed of the ``numpy.random.default_rng`` that draws the training and test sets.
+    fit : callable, optional
+        ``fit(X, y, lam) -> (w, b)``; default :func:`ridge_fit`.
+
+    Returns
+    -------
+    BiasVariance
+        Arrays of shape (L,), and the noise sigma2.
+
+    See the chapter "Ridge and LASSO", section "Bias and variance".
+    """
+    if not callable(sample):
+        raise TypeError(f"sample must be a function of a random generator, got {sample!r}")
+    fit = ridge_fit if fit is None else fit
+    if not callable(fit):
+        raise TypeError(f"fit must be a function fit(X, y, lam) -> (w, b), got {fit!r}")
+    X_test = as_2d_float_array(X_test, "X_test", min_rows=1)
+    X_test, f_test = _test_design(X_test, f_test, X_test.shape[1])
+    sigma2 = as_float(sigma2, "sigma2", low=0.0)
+    lams = _check_lams(lams)
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral):
+        raise TypeError(f"n_repeats must be an integer, got {n_repeats!r}")
+    if n_repeats < 2:
+        raise ValueError(f"n_repeats must be >= 2 (a variance needs two samples), got {n_repeats}")
+    rng = np.random.default_rng(seed)
+    mean = np.zeros((len(lams), X_test.shape[0]))         # running mean of the predictions
+    sum_sq = np.zeros_like(mean)                           # running sum of squared deviations
+    test_error = np.zeros(len(lams))
+    for r in range(1, int(n_repeats) + 1):
+        X, y = _regression_inputs(*sample(rng))
+        if X.shape[1] != X_test.shape[1]:
+            raise ValueError(f"X_test has {X_test.shape[1]} columns but sample returned X with "
+                             f"{X.shape[1]}")
+        pred = np.empty_like(mean)
+        for i, lam in enumerate(lams):
+            w, b = fit(X, y, float(lam))
+            pred[i] = X_test @ np.asarray(w, dtype=float) + float(b)
+        y_new = f_test + rng.normal(0.0, math.sqrt(sigma2), size=f_test.shape)
+        test_error += np.mean((y_new - pred) ** 2, axis=1)
+        delta = pred - mean
+        mean += delta / r
+        sum_sq += delta * (pred - mean)
+    n_repeats = int(n_repeats)
+    bias2 = np.mean((mean - f_test) ** 2, axis=1)
+    variance = np.mean(sum_sq / n_repeats, axis=1)
+    return BiasVariance(bias2, variance, sigma2, test_error / n_repeats)

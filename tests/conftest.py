@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tolerances import REFERENCE_TEST_MODULES
+
 
 @pytest.fixture(scope="session")
 def session_cache():
@@ -24,3 +26,28 @@ def graded_batch(session_cache, tmp_path_factory):
             session_cache[key] = build(tmp_path_factory.mktemp(str(key).replace("/", "_")))
         return session_cache[key]
     return get
+
+
+# The reference modules' tests run twice, with one and with two BLAS threads: a BLAS splits a
+# product differently by thread count, so an assertion that depends on one summation order
+# fails here rather than on a user's machine (tests/tolerances.py says which tolerances the
+# bounds allow; tests/test_blas_setups.py also runs them under other CPU kernels).
+
+
+@pytest.fixture(autouse=True)
+def blas_threads(request):
+    """Limit the BLAS to ``request.param`` threads for the test (reference modules only)."""
+    limit = getattr(request, "param", None)
+    if limit is None:
+        yield None
+        return
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=limit, user_api="blas"):
+        yield limit
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.module.__name__.rpartition(".")[2] in REFERENCE_TEST_MODULES:
+        metafunc.parametrize("blas_threads", [1, 2], indirect=True,
+                             ids=["blas1", "blas2"])

@@ -17,6 +17,7 @@ from scipy import integrate, optimize, special, stats
 
 from mlcourse_utils import bayes
 from mlcourse_utils.datasets import coin_sequence
+from tolerances import few_ops
 
 # --------------------------------------------------------------------------- model_posterior
 
@@ -156,20 +157,20 @@ def test_comparison_table_55_45():
     a_post, b_post = bayes.beta_posterior(2, 2, 55, 45)
     assert (a_post, b_post) == (57.0, 47.0)
     assert isinstance(a_post, float) and isinstance(b_post, float)
-    assert_allclose(bayes.beta_map(a_post, b_post), 56 / 102, rtol=1e-14)
-    assert_allclose(bayes.beta_mean(a_post, b_post), 57 / 104, rtol=1e-14)
-    assert_allclose(bayes.posterior_predictive_heads(2, 2, 55, 45), 57 / 104, rtol=1e-14)
+    assert_allclose(bayes.beta_map(a_post, b_post), 56 / 102, rtol=few_ops())
+    assert_allclose(bayes.beta_mean(a_post, b_post), 57 / 104, rtol=few_ops())
+    assert_allclose(bayes.posterior_predictive_heads(2, 2, 55, 45), 57 / 104, rtol=few_ops())
     # The MLE is the MAP under the flat Beta(1, 1) prior.
-    assert_allclose(bayes.beta_map(*bayes.beta_posterior(1, 1, 55, 45)), 0.55, rtol=1e-14)
+    assert_allclose(bayes.beta_map(*bayes.beta_posterior(1, 1, 55, 45)), 0.55, rtol=few_ops())
 
 
 def test_comparison_table_2_0():
     """Seed table: N_H=2, N_T=0, Beta(2, 2): ML = 1, MAP = 3/4, posterior mean = 4/6."""
     a_post, b_post = bayes.beta_posterior(2, 2, 2, 0)
     assert (a_post, b_post) == (4.0, 2.0)
-    assert_allclose(bayes.beta_map(a_post, b_post), 3 / 4, rtol=1e-14)
-    assert_allclose(bayes.beta_mean(a_post, b_post), 4 / 6, rtol=1e-14)
-    assert_allclose(bayes.posterior_predictive_heads(2, 2, 2, 0), 4 / 6, rtol=1e-14)
+    assert_allclose(bayes.beta_map(a_post, b_post), 3 / 4, rtol=few_ops())
+    assert_allclose(bayes.beta_mean(a_post, b_post), 4 / 6, rtol=few_ops())
+    assert_allclose(bayes.posterior_predictive_heads(2, 2, 2, 0), 4 / 6, rtol=few_ops())
     # With the flat prior, a = 1 + 2 > 1 but b = 1: the mode is the end point 1, refused.
     with pytest.raises(ValueError, match="b"):
         bayes.beta_map(*bayes.beta_posterior(1, 1, 2, 0))
@@ -199,7 +200,7 @@ def test_beta_map_is_numerical_maximiser_of_pdf(a, b):
 
 def test_beta_map_seed_formula_is_wrong():
     """The seed's (a-1)/(b-a) differs from the true mode, e.g. Beta(3, 5): 2/6 vs 2/2."""
-    assert_allclose(bayes.beta_map(3, 5), 2 / 6, rtol=1e-14)
+    assert_allclose(bayes.beta_map(3, 5), 2 / 6, rtol=few_ops())
     assert not np.isclose(bayes.beta_map(3, 5), (3 - 1) / (5 - 3))
 
 
@@ -304,11 +305,11 @@ def test_smoothed_categorical_die_by_hand():
     """Die counts (3,1,0,2,4,0), n = 10, m = 6: alpha=1 gives (k+1)/16, alpha=0 gives k/10."""
     counts = [3, 1, 0, 2, 4, 0]
     assert_allclose(bayes.smoothed_categorical(counts), np.array([4, 2, 1, 3, 5, 1]) / 16,
-                    rtol=1e-14)
+                    rtol=few_ops())
     assert_allclose(bayes.smoothed_categorical(counts, alpha=0), np.array(counts) / 10,
-                    rtol=1e-14)
+                    rtol=few_ops())
     assert_allclose(bayes.smoothed_categorical(counts, alpha=0.5),
-                    (np.array(counts) + 0.5) / 13, rtol=1e-14)
+                    (np.array(counts) + 0.5) / 13, rtol=few_ops())
     assert bayes.smoothed_categorical(counts).dtype == np.float64
 
 
@@ -356,10 +357,10 @@ def test_smoothed_categorical_sums_to_one(counts, alpha):
 def test_gaussian_mean_posterior_by_hand():
     """x = (1, 2, 3), sigma2 = 1, prior N(0, 1): precision 1 + 3 = 4, mean 6/4 = 1.5."""
     mu_n, tau2_n = bayes.gaussian_mean_posterior([1.0, 2.0, 3.0], 1.0, 0.0, 1.0)
-    assert_allclose((mu_n, tau2_n), (1.5, 0.25), rtol=1e-14)
+    assert_allclose((mu_n, tau2_n), (1.5, 0.25), rtol=few_ops())
     assert isinstance(mu_n, float) and isinstance(tau2_n, float)
     mean, var = bayes.gaussian_posterior_predictive([1.0, 2.0, 3.0], 1.0, 0.0, 1.0)
-    assert_allclose((mean, var), (1.5, 1.25), rtol=1e-14)
+    assert_allclose((mean, var), (1.5, 1.25), rtol=few_ops())
 
 
 def test_gaussian_mean_posterior_empty_is_prior():

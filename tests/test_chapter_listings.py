@@ -6,6 +6,12 @@ the function on (``:lines: 1-J,K-`` when the signature takes lines 1 to J). J an
 numbers, so they drift silently when a signature or docstring grows or shrinks: this test reads
 every such listing of the pages in ``_toc.yml`` and checks that J is the signature's last line and
 K the first line after the docstring.
+
+A chapter never prints an answer: a function that an assignment asks students to write (the
+grade_id of an autograded answer cell in ``solutions/``), and a private helper of its module that
+such a function calls, is listed only where the student edition does not show it (an
+``{only} instructor`` block, an instructor or teaching note, or a solution). The student edition
+shows it as mathematics or pseudo-code.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_chapter_numbers import ROOT, toc_pages
+from test_chapter_numbers import ROOT, _source, toc_pages
 
 LISTING = re.compile(
     r"^```\{literalinclude\} (?P<path>\S+)\n(?P<options>(?::[\w-]+:.*\n)+)", flags=re.M)
@@ -105,3 +111,155 @@ def test_long_signature(tmp_path):
     path.write_text("def g(a: int,\n      b: int,\n      ) -> int:\n    \"\"\"Doc.\"\"\"\n"
                     "    return a + b\n")
     assert expected_lines(path, "g") == "1-3,5-"
+
+
+# ----------------------------------------------------------------------------- no printed answers
+
+_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\s*(?P<info>.*)$")
+_HIDDEN_CLASSES = re.compile(r"^:class:.*\b(?:instructor-note|teaching-note)\b")
+
+
+def student_hidden_lines(text):
+    """0-based indices of the lines of a MyST page that the student edition does not show: the
+    content of ``{only} instructor`` blocks, of directives with the class ``instructor-note`` or
+    ``teaching-note``, of ``{solution}`` directives and of gated solutions."""
+    lines = text.splitlines()
+    stack = []      # (fence, hidden) of the open directives and code blocks
+    gated = False   # between {solution-start} and {solution-end}
+    hidden = set()
+    for i, line in enumerate(lines):
+        match = _FENCE.match(line.strip())
+        if match:
+            fence, info = match.group("fence"), match.group("info").strip()
+            if info.startswith("{solution-start}"):
+                gated = True
+            elif info.startswith("{solution-end}"):
+                gated = False
+            if not info and stack and fence[0] == stack[-1][0][0] \
+                    and len(fence) >= len(stack[-1][0]):
+                stack.pop()
+                continue
+            if info:
+                options = []
+                for following in lines[i + 1:]:
+                    if not re.match(r"^\s*:[\w-]+:", following):
+                        break
+                    options.append(following.strip())
+                is_hidden = (bool(re.match(r"\{only\}\s+instructor\b", info))
+                             or info.startswith("{solution}")
+                             or any(_HIDDEN_CLASSES.match(o) for o in options))
+                if not info.startswith(("{solution-start}", "{solution-end}")):
+                    stack.append((fence, is_hidden))
+        if gated or any(flag for _, flag in stack):
+            hidden.add(i)
+    return hidden
+
+
+def assigned_functions(root=ROOT):
+    """The grade_ids of every autograded answer cell of every solution notebook."""
+    from mlcourse_utils.grading.notebook import load_assignment
+
+    names = set()
+    for notebook in sorted((root / "solutions").glob("*/*.ipynb")):
+        if notebook.stem == notebook.parent.name:
+            names.update(load_assignment(notebook.stem, root).tasks)
+    return names
+
+
+#: Reference functions whose listing is a task's answer although no task calls them: the
+#: function doing a task's work, and the elastic net's plain coordinate descent, which with
+#: l1_ratio = 1 is the lasso_fit task.
+COMPUTES = {
+    "two_part_code_terms": "two_part_codelength",
+    "_elastic_net_sweeps": "lasso_fit",
+}
+
+
+def answers_in(path, assigned):
+    """The functions of the module at ``path`` whose listing would print an answer: the assigned
+    ones it defines, the private helpers of that module they call, and the COMPUTES ones."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    answers = assigned & functions.keys()
+    answers |= {name for name, task in COMPUTES.items() if task in assigned and name in functions}
+    for name in list(answers):
+        for node in ast.walk(functions[name]):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id.startswith("_") and node.func.id in functions):
+                answers.add(node.func.id)
+    return answers
+
+
+ASSIGNED = assigned_functions()
+
+
+def test_the_assignments_ask_for_functions():
+    """The list the check below uses is not empty (it reads the solution notebooks)."""
+    assert {"bernoulli_mle", "beta_posterior", "fit_bernoulli_nb", "fit_qda"} <= ASSIGNED
+
+
+#: Chapters whose listings are still being moved (each branch removes its entry when it does).
+_MOVING = {"book/logistic"}
+
+
+@pytest.mark.parametrize("docname", [
+    pytest.param(d, marks=pytest.mark.xfail(strict=True, reason="listings move in this chapter's "
+                                            "own change; remove it from _MOVING then"))
+    if d in _MOVING else d for d in toc_pages()])
+def test_assigned_functions_are_listed_only_for_instructors(docname):
+    """No reference listing of a function that students must write is shown in the student
+    edition (write its mathematics or pseudo-code there; put the listing in an
+    ``{only} instructor`` block)."""
+    try:
+        text = _source(docname)
+    except FileNotFoundError:
+        return
+    hidden = student_hidden_lines(text)
+    shown = []
+    for match in LISTING.finditer(text):
+        options = dict(re.findall(r"^:([\w-]+):\s*(.*)$", match.group("options"), flags=re.M))
+        if "pyobject" not in options:
+            continue
+        path = (ROOT / docname).parent / match.group("path")
+        line = text.count("\n", 0, match.start())
+        if options["pyobject"] in answers_in(path.resolve(), ASSIGNED) and line not in hidden:
+            shown.append(f"line {line + 1}: {options['pyobject']}")
+    assert not shown, (f"{docname} prints the reference code of assigned functions in the "
+                       "student edition:\n" + "\n".join(shown))
+
+
+HIDDEN_SAMPLE = """\
+# Page
+```{literalinclude} a.py
+:pyobject: f
+```
+````{only} instructor
+```{literalinclude} a.py
+:pyobject: g
+```
+````
+:::{admonition} Instructor note: where the code is
+:class: instructor-note
+shown to instructors
+:::
+:::{admonition} Common mistake: a slip
+:class: common-mistake
+shown to everyone
+:::
+````{solution-start} ex
+````
+gated
+````{solution-end}
+````
+after
+"""
+
+
+def test_hidden_lines_of_a_sample_page():
+    """Lines 5-7 ({only} instructor), 11 (instructor note) and 17 (gated solution) are hidden;
+    the first listing, the common mistake and the last line are not."""
+    lines = HIDDEN_SAMPLE.splitlines()
+    hidden = {lines[i] for i in student_hidden_lines(HIDDEN_SAMPLE)}
+    assert ":pyobject: g" in hidden and "shown to instructors" in hidden and "gated" in hidden
+    assert ":pyobject: f" not in hidden and "shown to everyone" not in hidden
+    assert "after" not in hidden

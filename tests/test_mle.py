@@ -214,6 +214,7 @@ def test_mvn_mle_matches_scipy_fit():
     mu_sp, Sigma_sp = stats.multivariate_normal.fit(X)
     assert_allclose(mu, mu_sp, rtol=1e-10)
     assert_allclose(Sigma, Sigma_sp, rtol=1e-10)
+    # Exactly symmetric: mvn_mle returns (S + S^T) / 2, and floating-point addition commutes.
     assert_allclose(Sigma, Sigma.T, rtol=0, atol=0)
 
 

@@ -17,10 +17,12 @@ from test_website import (
     CHAPTERS,
     CHROMIUM,
     INSTRUCTOR_HTML,
+    NUMBERED_DOCNAMES,
     STUDENT_HTML,
     _HiddenTextCollector,
     _source,
     build_once,
+    provenance_mentions,
 )
 
 from mlcourse_utils.book.build import ROOT, toc_docnames
@@ -186,6 +188,31 @@ def test_student_pdf_has_no_solution_or_teaching_note_text(pdfs):
     assert len(found) >= 5, "the check finds too few solution sentences in the instructor PDF"
     leaked = [s for s in snippets if _squeeze(s) in student and _squeeze(s) not in public]
     assert not leaked, f"solution/teaching-note text in the student PDF: {leaked[:3]}"
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_student_pdf_never_mentions_the_source_material(pdfs, docname):
+    """The printed student notes speak in the book's own voice: no chapter PDF mentions the
+    lectures, notes or slides the course was designed from (the patterns of
+    test_website.PROVENANCE, read from the PDF's text)."""
+    path = pdfs["student"].chapters[docname]
+    found = provenance_mentions(_text(path), f"{path.name} ({docname})",
+                                chapter=docname in NUMBERED_DOCNAMES)
+    assert not found, (f"{len(found)} mentions of the source material in the student PDF:\n"
+                       + "\n".join(found))
+
+
+#: The title page calls the printed book what it is, "Lecture notes, student edition".
+TITLE_PAGE_GENRE = "Lecture notes, student edition"
+
+
+def test_student_book_pdf_never_mentions_the_source_material(pdfs):
+    """The whole printed book, contents page included (its own title-page genre line aside)."""
+    text = _text(pdfs["student"].book)
+    assert TITLE_PAGE_GENRE in text, "the title page no longer says what the check exempts"
+    found = provenance_mentions(text.replace(TITLE_PAGE_GENRE, ""), "book.pdf")
+    assert not found, (f"{len(found)} mentions of the source material in the student book "
+                       "PDF:\n" + "\n".join(found))
 
 
 def test_instructor_pdf_adds_the_solution_notebooks(pdfs):

@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import optimize, stats
+from sklearn import linear_model as sklm
 from sklearn.linear_model import Lasso, Ridge
 from sklearn.linear_model import lasso_path as sk_lasso_path
 
 from mlcourse_utils import datasets
+from mlcourse_utils import regularization as reg
 from mlcourse_utils.mle import linear_regression_mle
 from mlcourse_utils.regularization import (
     lasso_fit,
@@ -29,6 +31,7 @@ from mlcourse_utils.regularization import (
     ridge_map_lambda,
     soft_threshold,
 )
+from tolerances import few_ops, sum_atol, sum_rtol
 
 X1 = np.array([[0.0], [1.0], [2.0], [3.0]])
 Y1 = np.array([1.0, 3.0, 2.0, 6.0])
@@ -118,6 +121,7 @@ def test_ridge_at_zero_is_chapter_one_least_squares():
     y = rng.normal(size=12)
     w, b = ridge_fit(X, y, 0)
     w_ml, b_ml, _ = linear_regression_mle(X, y)
+    # Exact: ridge_fit hands lam = 0 to linear_regression_mle itself (the same operations).
     assert_array_equal(w, w_ml)
     assert b == b_ml
 
@@ -652,3 +656,401 @@ def test_plot_coefficient_paths_draws_one_line_per_feature():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+# ================================================================================ elastic net
+# The one-feature example has a = S_xx / N = 5/4 and rho = S_xy / N = 7/4 at w = 0.
+
+
+def _sk_enet(X, y, lam, l1_ratio):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning at tiny duality gaps
+        return sklm.ElasticNet(alpha=lam, l1_ratio=l1_ratio, tol=1e-12,
+                               max_iter=1_000_000).fit(X, y)
+
+
+def test_elastic_net_objective_by_hand():
+    """w = 1, b = 1: residuals (0, 1, -1, 2), squared sum 6, so 6 / 8; penalty
+    0.5 (0.5 |1| + 0.25 * 1^2) = 0.375; at w = -2, b = 0, lam = 1, a = 0.2: residuals
+    (1, 5, 6, 12), 206 / 8, penalty 0.2 * 2 + 0.4 * 4 = 2. About 20 rounded operations on
+    exact inputs."""
+    assert reg.elastic_net_objective(X1, Y1, [1.0], 1.0, 0.5, 0.5) == pytest.approx(
+        1.125, rel=few_ops(20))
+    assert reg.elastic_net_objective(X1, Y1, [-2.0], 0.0, 1.0, 0.2) == pytest.approx(
+        206 / 8 + 2.0, rel=few_ops(20))
+
+
+def test_elastic_net_objective_limits(diabetes):
+    """a = 1 is the LASSO objective; a = 0 is the ridge objective (sum of squares plus
+    N lam ||w||^2) divided by 2N. Both sides sum the same N positive squares, possibly in
+    other orders (sum_rtol(N)), plus a few operations."""
+    X, y = diabetes
+    rng = np.random.default_rng(30)
+    w, b, lam = rng.normal(0, 10, size=10), 150.0, 0.7
+    n = len(y)
+    tol = sum_rtol(n) + few_ops(8)
+    assert reg.elastic_net_objective(X, y, w, b, lam, 1.0) == pytest.approx(
+        lasso_objective(X, y, w, b, lam), rel=tol)
+    ridge_objective = np.sum((y - X @ w - b) ** 2) + n * lam * w @ w
+    assert reg.elastic_net_objective(X, y, w, b, lam, 0.0) == pytest.approx(
+        ridge_objective / (2 * n), rel=tol)
+
+
+def test_elastic_net_one_feature_by_hand():
+    """w = S(rho, lam a) / (a_d + lam (1 - a)): lam = 1, a = 1/2 gives S(7/4, 1/2) / (5/4 + 1/2)
+    = 5/7 and b = 3 - (5/7)(3/2) = 27/14; lam = 2, a = 1 gives 0 (lam >= lambda_max = 7/4)."""
+    w, b = reg.elastic_net_fit(X1, Y1, 1.0, 0.5)
+    assert_allclose(w, [5 / 7], rtol=1e-12)
+    assert b == pytest.approx(27 / 14, rel=1e-12)
+    w, b = reg.elastic_net_fit(X1, Y1, 2.0, 1.0)
+    assert_array_equal(w, [0.0])
+    assert b == 3.0
+
+
+@pytest.mark.parametrize("lam,l1_ratio", [(0.01, 0.5), (0.1, 0.9), (0.5, 0.5), (1.0, 0.1),
+                                          (5.0, 0.7), (0.05, 0.0), (2.0, 1.0), (100.0, 0.5)])
+def test_elastic_net_matches_sklearn_on_diabetes(diabetes, lam, l1_ratio):
+    """ElasticNet(alpha=lam, l1_ratio=a, tol=1e-12) on the standardised diabetes data."""
+    X, y = diabetes
+    w, b = reg.elastic_net_fit(X, y, lam, l1_ratio)
+    sk = _sk_enet(X, y, lam, l1_ratio)
+    assert_allclose(w, sk.coef_, atol=1e-6)
+    assert b == pytest.approx(sk.intercept_, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed,n,d,rho,l1_ratio", [(0, 100, 5, 0.0, 0.5), (1, 60, 12, 0.5, 0.2),
+                                                   (2, 30, 40, 0.3, 0.8), (3, 40, 2, 0.9, 0.5)])
+def test_elastic_net_matches_sklearn_on_random_data(seed, n, d, rho, l1_ratio):
+    """Standardised random data, also with more features than samples (D = 40 > N = 30)."""
+    rng = np.random.default_rng(seed)
+    X, y = _correlated(rng, n, d, rho)
+    lam_max = lasso_lambda_max(X, y) / l1_ratio
+    for lam in (0.5 * lam_max, 0.1 * lam_max, 0.02 * lam_max):
+        w, b = reg.elastic_net_fit(X, y, lam, l1_ratio)
+        sk = _sk_enet(X, y, lam, l1_ratio)
+        assert_allclose(w, sk.coef_, atol=1e-6)
+        assert b == pytest.approx(sk.intercept_, abs=1e-6)
+
+
+def test_elastic_net_limits_are_lasso_and_ridge(diabetes):
+    """a = 1 is scikit-learn's Lasso; a = 0 is Ridge(alpha = N lam) (divide the ridge objective
+    by 2N: its penalty lam_ridge ||w||^2 becomes (lam_ridge / N) / 2 ||w||^2)."""
+    X, y = diabetes
+    assert_allclose(reg.elastic_net_fit(X, y, 0.3, 1.0)[0], _sk_lasso(X, y, 0.3).coef_,
+                    atol=1e-6)
+    w, b = reg.elastic_net_fit(X, y, 0.3, 0.0)
+    sk = Ridge(alpha=len(y) * 0.3).fit(X, y)
+    assert_allclose(w, sk.coef_, atol=1e-6)
+    assert b == pytest.approx(sk.intercept_, abs=1e-6)
+
+
+def test_elastic_net_satisfies_the_subgradient_conditions():
+    """With r the residual: x_d^T r / N - lam (1 - a) w_d = lam a sign(w_d) where w_d != 0 and
+    |x_d^T r / N| <= lam a where w_d = 0 (the derivative of the smooth part plus a subgradient
+    of lam a |w_d| contains 0)."""
+    rng = np.random.default_rng(31)
+    X, y = _correlated(rng, 80, 15, 0.4)
+    X = X * rng.uniform(0.5, 3, size=15) + 7               # not standardised, not centred
+    lam, a = 0.6, 0.7
+    w, b = reg.elastic_net_fit(X, y, lam, a, tol=1e-13)
+    r = y - X @ w - b
+    assert abs(r.mean()) < 1e-10
+    grad = X.T @ r / len(y)
+    active = w != 0
+    assert active.sum() not in (0, 15)
+    assert_allclose(grad[active] - lam * (1 - a) * w[active], lam * a * np.sign(w[active]),
+                    atol=1e-8)
+    assert np.all(np.abs(grad[~active]) <= lam * a + 1e-10)
+
+
+def test_elastic_net_gives_identical_features_equal_weights(diabetes):
+    """Two copies of bmi: for a < 1 the objective is strictly convex and symmetric in the copies,
+    so their weights are equal. For a = 1 (LASSO) the loss and |w_a| + |w_b| depend only on
+    the sum of two same-signed weights: moving all of it to one copy leaves the objective as
+    it is, so the solution is not unique."""
+    X, y = diabetes
+    X_dup = np.column_stack([X, X[:, 2]])
+    w = reg.elastic_net_fit(X_dup, y, 1.0, 0.5, tol=1e-12)[0]
+    assert w[2] == pytest.approx(w[10], abs=1e-8)
+    assert w[2] > 0
+    w_lasso, b = reg.elastic_net_fit(X_dup, y, 1.0, 1.0)
+    assert w_lasso[2] * w_lasso[10] >= 0 and w_lasso[2] + w_lasso[10] > 0
+    moved = w_lasso.copy()
+    moved[2], moved[10] = w_lasso[2] + w_lasso[10], 0.0
+    assert reg.elastic_net_objective(X_dup, y, moved, b, 1.0, 1.0) == pytest.approx(
+        reg.elastic_net_objective(X_dup, y, w_lasso, b, 1.0, 1.0), rel=1e-12)
+
+
+def test_elastic_net_grouping_bound():
+    """For standardised x_i, x_j with correlation rho and weights of the same sign, the KKT
+    conditions give lam (1 - a)(w_i - w_j) = (x_i - x_j)^T r / N, and ||x_i - x_j||^2 =
+    2 N (1 - rho), ||r|| <= ||y_c|| (the objective at the solution is at most its value at
+    w = 0), so |w_i - w_j| <= ||y_c|| sqrt(2 (1 - rho)) / (sqrt(N) lam (1 - a))."""
+    rng = np.random.default_rng(32)
+    z = rng.normal(size=200)
+    X = _standardise(np.column_stack([z + 0.2 * rng.normal(size=200),
+                                      z + 0.2 * rng.normal(size=200), rng.normal(size=200)]))
+    y = 3 * X[:, 0] + 1 * X[:, 1] + rng.normal(size=200)
+    rho = np.corrcoef(X[:, 0], X[:, 1])[0, 1]
+    yc = y - y.mean()
+    for lam, a in [(0.5, 0.5), (2.0, 0.2), (0.1, 0.9)]:
+        w = reg.elastic_net_fit(X, y, lam, a, tol=1e-12)[0]
+        assert w[0] * w[1] > 0
+        bound = np.linalg.norm(yc) * np.sqrt(2 * (1 - rho)) / (np.sqrt(200) * lam * (1 - a))
+        assert abs(w[0] - w[1]) <= bound
+    # the least-squares weights (3 and 1, roughly) are far apart; a strong ridge part pulls
+    # them together
+    w = reg.elastic_net_fit(X, y, 2.0, 0.2)[0]
+    assert abs(w[0] - w[1]) < 0.25 * abs(linear_regression_mle(X, y)[0][:2] @ [1, -1])
+
+
+def test_elastic_net_constant_feature_and_warning():
+    X = np.column_stack([X1[:, 0], np.full(4, 3.0)])
+    w, b = reg.elastic_net_fit(X, Y1, 0.5, 0.5)
+    assert w[1] == 0.0
+    rng = np.random.default_rng(33)
+    Xr, yr = _correlated(rng, 50, 8, 0.95)
+    with pytest.warns(RuntimeWarning, match="max_iter"):
+        reg.elastic_net_fit(Xr, yr, 1e-4, 0.5, tol=1e-15, max_iter=3)
+
+
+def test_elastic_net_bad_input():
+    with pytest.raises(ValueError, match="l1_ratio"):
+        reg.elastic_net_fit(X1, Y1, 1.0, 1.5)
+    with pytest.raises(ValueError, match="l1_ratio"):
+        reg.elastic_net_objective(X1, Y1, [1.0], 0.0, 1.0, -0.1)
+    with pytest.raises(TypeError, match="l1_ratio"):
+        reg.elastic_net_path(X1, Y1, [1.0], "half")
+    with pytest.raises(ValueError, match="lam"):
+        reg.elastic_net_fit(X1, Y1, -1.0, 0.5)
+    with pytest.raises(ValueError, match="max_iter"):
+        reg.elastic_net_fit(X1, Y1, 1.0, 0.5, max_iter=0)
+    with pytest.raises(ValueError, match="rows"):
+        reg.elastic_net_fit(X1, Y1[:3], 1.0, 0.5)
+    with pytest.raises(ValueError, match="w has 2 entries"):
+        reg.elastic_net_objective(X1, Y1, [1.0, 2.0], 0.0, 1.0, 0.5)
+    with pytest.raises(ValueError, match="lams"):
+        reg.elastic_net_path(X1, Y1, [1.0, -0.5], 0.5)
+
+
+def test_elastic_net_path_matches_sklearn_enet_path(diabetes):
+    """sklearn's enet_path (no intercept: X and y centred), rows in the order given."""
+    X, y = diabetes
+    lams = np.geomspace(50.0, 1e-3, 25)
+    shuffled = np.random.default_rng(34).permutation(25)
+    W = reg.elastic_net_path(X, y, lams[shuffled], 0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, coefs, _ = sklm.enet_path(X - X.mean(axis=0), y - y.mean(), l1_ratio=0.3,
+                                     alphas=lams, tol=1e-12, max_iter=1_000_000)
+    assert_allclose(W, coefs.T[shuffled], atol=1e-6)
+
+
+def test_elastic_net_path_rows_equal_single_fits():
+    rng = np.random.default_rng(35)
+    X, y = _correlated(rng, 70, 9, 0.6)
+    lams = [0.05, 1.0, 0.3, 5.0]
+    W = reg.elastic_net_path(X, y, lams, 0.5)
+    for row, lam in zip(W, lams, strict=True):
+        assert_allclose(row, reg.elastic_net_fit(X, y, lam, 0.5)[0], atol=1e-7)
+
+
+# ============================================================================ exact LASSO path
+
+
+def _sk_lars(X, y):
+    alphas, _, coefs = sklm.lars_path(X - X.mean(axis=0), y - y.mean(), method="lasso")
+    return alphas, coefs.T
+
+
+def test_lasso_knots_one_feature_by_hand():
+    """One feature: it enters at lambda_max = S_xy / N = 7/4 and the path ends at least squares
+    w = S_xy / S_xx = 7/5 for lam = 0 (a handful of rounded operations on exact inputs)."""
+    knots = reg.lasso_knots(X1, Y1)
+    assert_allclose(knots.lams, [7 / 4, 0.0], rtol=few_ops(16))
+    assert_allclose(knots.coefs, [[0.0], [7 / 5]], rtol=few_ops(16))
+    assert knots.events == [(0, 1)]
+
+
+def test_lasso_knots_match_sklearn_lars_on_diabetes(diabetes):
+    """lars_path(method="lasso") on the centred data: the same knots and weights. On these data
+    s3 (column 6) leaves the path and enters again."""
+    X, y = diabetes
+    knots = reg.lasso_knots(X, y)
+    alphas, coefs = _sk_lars(X, y)
+    assert_allclose(knots.lams, alphas, rtol=1e-10, atol=1e-12)
+    assert_allclose(knots.coefs, coefs, atol=1e-8)
+    assert knots.events[0] == (2, 1)                                     # bmi first
+    assert (6, -1) in knots.events
+    assert sum(change for _, change in knots.events) == 10             # all ten end up in
+    products = np.abs(X * (y - y.mean())[:, None])       # the terms of each x_d^T y_c
+    d = np.argmax(np.abs(X.T @ (y - y.mean())))
+    assert knots.lams[0] == pytest.approx(np.abs(X[:, d] @ (y - y.mean())) / len(y),
+                                          abs=2 * sum_atol(len(y), products[:, d].sum()) / len(y))
+
+
+@pytest.mark.parametrize("seed,n,d,rho", [(40, 50, 6, 0.3), (41, 200, 12, 0.7), (42, 15, 8, 0.5)])
+def test_lasso_knots_match_sklearn_lars_on_random_data(seed, n, d, rho):
+    rng = np.random.default_rng(seed)
+    X, y = _correlated(rng, n, d, rho)
+    X = X * rng.uniform(0.5, 2, size=d) + rng.normal(0, 3, size=d)     # not standardised
+    knots = reg.lasso_knots(X, y)
+    alphas, coefs = _sk_lars(X, y)
+    assert_allclose(knots.lams, alphas, rtol=1e-9, atol=1e-12)
+    assert_allclose(knots.coefs, coefs, atol=1e-7 * np.abs(coefs).max())
+
+
+def test_lasso_knots_are_the_lasso_between_and_at_the_knots(diabetes):
+    """The path is linear between knots: the midpoint of two knots' weights is scikit-learn's
+    Lasso at the middle penalty; and a weight is nonzero just below its entry knot and zero just
+    above it (the entry points follow from the optimality conditions, not a grid)."""
+    X, y = diabetes
+    knots = reg.lasso_knots(X, y)
+    for k in range(len(knots.lams) - 1):
+        mid = 0.5 * (knots.lams[k] + knots.lams[k + 1])
+        assert_allclose(0.5 * (knots.coefs[k] + knots.coefs[k + 1]), _sk_lasso(X, y, mid).coef_,
+                        atol=1e-6)
+    for (d, change), lam in zip(knots.events, knots.lams, strict=False):
+        above, below = _sk_lasso(X, y, lam * (1 + 1e-4)), _sk_lasso(X, y, lam * (1 - 1e-4))
+        assert (below.coef_[d] != 0) == (change == 1)
+        assert (above.coef_[d] != 0) == (change == -1)
+
+
+def test_lasso_knots_constant_y_and_bad_input():
+    knots = reg.lasso_knots(X1, np.full(4, 2.0))
+    assert_array_equal(knots.lams, [0.0])
+    assert knots.events == []
+    X_dup = np.column_stack([X1[:, 0], X1[:, 0] ** 2, X1[:, 0]])
+    with pytest.raises(ValueError, match="rank"):
+        reg.lasso_knots(X_dup, Y1)
+    with pytest.raises(ValueError, match="rank"):
+        reg.lasso_knots(np.eye(3), [1.0, 2.0, 3.0])                      # N <= D
+    with pytest.raises(ValueError, match="rows"):
+        reg.lasso_knots(X1, Y1[:2])
+
+
+# ============================================================================ bias and variance
+# One feature with the training inputs x = (0, 1, 2, 3) (mean 3/2, S_xx = 5, N = 4), a linear
+# truth f(x) = 2 x + 1, test inputs 0 and 4 and noise variance 1/2. Ridge predicts
+# f_hat(x0) = mean(y) + (x0 - 3/2) S_xy / (S_xx + lam), so E[f_hat(x0)] - f(x0) =
+# -2 lam (x0 - 3/2) / (5 + lam) and Var f_hat(x0) = sigma2 / N + (x0 - 3/2)^2 sigma2 S_xx /
+# (S_xx + lam)^2 (mean(y) and S_xy are uncorrelated because sum (x_n - 3/2) = 0). At lam = 5:
+# biases 1.5 and -2.5, squared bias (2.25 + 6.25) / 2 = 4.25; variances 0.125 + 0.05625 and
+# 0.125 + 0.15625, mean 0.23125. At lam = 0: no bias, variance 0.125 + 0.1 (2.25 + 6.25) / 2
+# = 0.55.
+
+F1 = 2 * X1[:, 0] + 1
+XT1 = np.array([[0.0], [4.0]])
+FT1 = 2 * XT1[:, 0] + 1
+
+
+def test_ridge_bias_variance_one_feature_by_hand():
+    """The values of the comment above; the computation goes through an SVD, whose rounding
+    is a modest multiple of U for this 4 x 1 problem (rtol 1e-12; the exact zero bias is met to
+    the same absolute accuracy on outputs of size 10)."""
+    bv = reg.ridge_bias_variance(X1, F1, XT1, FT1, 0.5, [5.0, 0.0])
+    assert_allclose(bv.bias2, [4.25, 0.0], rtol=1e-12, atol=1e-12)
+    assert_allclose(bv.variance, [0.23125, 0.55], rtol=1e-12)
+    assert bv.noise == 0.5
+    assert_allclose(bv.test_error, [0.5 + 4.25 + 0.23125, 0.5 + 0.55], rtol=1e-12)
+
+
+def test_ridge_bias_variance_against_sklearn_ridge():
+    """Independently of the formula: ridge is linear in y, so E[f_hat] is Ridge fitted to the
+    noise-free outputs f, and the prediction's derivative with respect to y_n is Ridge fitted
+    to the unit vector e_n; the variance is sigma2 times the sum of their squares."""
+    rng = np.random.default_rng(50)
+    X, X_test = rng.normal(size=(12, 4)), rng.normal(size=(30, 4))
+    f, f_test = np.sin(X).sum(axis=1), np.sin(X_test).sum(axis=1)
+    sigma2, lams = 0.3, [0.01, 1.0, 30.0]
+    bv = reg.ridge_bias_variance(X, f, X_test, f_test, sigma2, lams)
+    for i, lam in enumerate(lams):
+        mean_pred = Ridge(alpha=lam).fit(X, f).predict(X_test)
+        A = np.column_stack([Ridge(alpha=lam).fit(X, e).predict(X_test) for e in np.eye(12)])
+        assert bv.bias2[i] == pytest.approx(np.mean((mean_pred - f_test) ** 2), rel=1e-9)
+        assert bv.variance[i] == pytest.approx(sigma2 * np.sum(A**2) / 30, rel=1e-9)
+
+
+def test_ridge_variance_falls_and_the_limits():
+    """Variance falls with lam (each singular direction is scaled by s / (s^2 + lam)); as
+    lam -> infinity the prediction is mean(y): variance sigma2 / N, squared bias the mean of
+    (mean(f) - f_test)^2."""
+    rng = np.random.default_rng(51)
+    X, X_test = rng.normal(size=(20, 6)), rng.normal(size=(40, 6))
+    f, f_test = X @ rng.normal(size=6), X_test @ rng.normal(size=6)
+    lams = np.geomspace(1e-3, 1e3, 40)
+    bv = reg.ridge_bias_variance(X, f, X_test, f_test, 2.0, lams)
+    assert np.all(np.diff(bv.variance) < 0)
+    far = reg.ridge_bias_variance(X, f, X_test, f_test, 2.0, [1e14])
+    assert far.variance[0] == pytest.approx(2.0 / 20, rel=1e-9)
+    assert far.bias2[0] == pytest.approx(np.mean((f.mean() - f_test) ** 2), rel=1e-9)
+
+
+def test_bias_variance_simulation_agrees_with_the_exact_values():
+    """Fixed design, 4000 training sets. The tolerances are five Monte Carlo standard errors:
+    a variance estimated from R normal draws has relative standard error sqrt(2 / R) = 0.022
+    (averaging two test points can only reduce it); the squared mean misses bias^2 by about
+    2 |bias| sqrt(var / R) (at most 0.1 here); the test error averages R independent
+    squared errors whose standard deviation is below 2 E[error] (chi-square with one degree of
+    freedom scaled by the error, sqrt(2) times the mean)."""
+    R = 4000
+    bv = reg.ridge_bias_variance(X1, F1, XT1, FT1, 0.5, [5.0, 0.0])
+    sim = reg.bias_variance_simulation(
+        lambda rng: (X1, F1 + rng.normal(0, np.sqrt(0.5), size=4)), XT1, FT1, 0.5, [5.0, 0.0],
+        n_repeats=R, seed=3)
+    assert_allclose(sim.variance, bv.variance, rtol=5 * np.sqrt(2 / R))
+    tolerance = 5 * (2 * np.sqrt(bv.bias2 * bv.variance / R) + bv.variance / R)
+    assert np.all(np.abs(sim.bias2 - bv.bias2) <= tolerance), (sim.bias2, bv.bias2, tolerance)
+    assert_allclose(sim.test_error, bv.test_error, rtol=5 * 2 / np.sqrt(R))
+    assert sim.noise == 0.5
+
+
+def test_bias_variance_simulation_without_noise_is_exact():
+    """With sigma2 = 0 every training set is the same: the variance is 0, the squared bias is
+    that of the one fit, and the test error equals it. The fits repeat the same operations, so
+    the predictions (of size 10 at most) agree to a few ulps at worst: the variance is below
+    (few_ops * 10)^2, and the rest is within 1e-12 as in the exact case."""
+    sim = reg.bias_variance_simulation(lambda rng: (X1, F1), XT1, FT1, 0.0, [5.0], n_repeats=3)
+    assert_allclose(sim.variance, [0.0], atol=(few_ops(16) * 10) ** 2)
+    assert_allclose(sim.bias2, [4.25], rtol=1e-12)
+    assert_allclose(sim.test_error, [4.25], rtol=1e-12)
+
+
+def test_bias_variance_simulation_with_another_fit_and_random_inputs():
+    """A fit that always predicts 0 has no variance and squared bias mean(f_test^2) = (1 + 81)/2
+    whatever the training sets (here with random inputs); lasso_fit can be plugged in."""
+    def sample(rng):
+        x = rng.uniform(0, 3, size=(6, 1))
+        return x, 2 * x[:, 0] + 1 + rng.normal(size=6)
+
+    zero = reg.bias_variance_simulation(sample, XT1, FT1, 1.0, [0.0, 1.0], n_repeats=5,
+                                        fit=lambda X, y, lam: (np.zeros(1), 0.0))
+    assert_allclose(zero.bias2, [41.0, 41.0])
+    assert_array_equal(zero.variance, [0.0, 0.0])
+    lasso = reg.bias_variance_simulation(sample, XT1, FT1, 1.0, [0.1, 100.0], n_repeats=50,
+                                         fit=lasso_fit)
+    assert lasso.variance[1] < lasso.variance[0]          # above lambda_max: mean(y) only
+
+
+def test_bias_variance_bad_input():
+    def sample(rng):
+        return X1, F1
+
+    with pytest.raises(TypeError, match="sample"):
+        reg.bias_variance_simulation("data", XT1, FT1, 1.0, [1.0])
+    with pytest.raises(TypeError, match="fit"):
+        reg.bias_variance_simulation(sample, XT1, FT1, 1.0, [1.0], fit=3)
+    with pytest.raises(ValueError, match="n_repeats"):
+        reg.bias_variance_simulation(sample, XT1, FT1, 1.0, [1.0], n_repeats=1)
+    with pytest.raises(TypeError, match="n_repeats"):
+        reg.bias_variance_simulation(sample, XT1, FT1, 1.0, [1.0], n_repeats=2.5)
+    with pytest.raises(ValueError, match="X_test has 2 columns"):
+        reg.bias_variance_simulation(sample, np.ones((2, 2)), FT1, 1.0, [1.0])
+    with pytest.raises(ValueError, match="f_test"):
+        reg.ridge_bias_variance(X1, F1, XT1, [1.0, 2.0, 3.0], 1.0, [1.0])
+    with pytest.raises(ValueError, match="sigma2"):
+        reg.ridge_bias_variance(X1, F1, XT1, FT1, -1.0, [1.0])
+    with pytest.raises(ValueError, match="lams"):
+        reg.ridge_bias_variance(X1, F1, XT1, FT1, 1.0, [-1.0])
+    with pytest.raises(ValueError, match="X_test has 2 columns"):
+        reg.ridge_bias_variance(X1, F1, np.ones((2, 2)), FT1, 1.0, [1.0])

@@ -462,6 +462,180 @@ def test_site_loads_nothing_remote(student_site):
     assert not found, "remote assets:\n" + "\n".join(found[:30])
 
 
+# ----------------------------------------------------------------------------- the book's voice
+
+#: The files of the lecture material the course was designed from (its file names and their
+#: hash parts): the student edition never names them.
+SOURCE_FILES = ("005846b66bc4b328", "4a617d0c68c470ff", "976aa80dd51eca24", "cff980e5973a5f18",
+                "24741545211bcf4c")
+
+#: What points a reader at the course's source material (the lectures, notes and slides it was
+#: designed from). The student edition speaks in the book's own voice and never shows these;
+#: provenance belongs in instructor-only notes (class ``instructor-note``). Each entry is a
+#: regular expression, matched case-insensitively against whitespace-normalised text. "seed" is
+#: the source material's name in the repository; a *random* seed, or one passed to a function
+#: (``seed=4``, ``rng(seed)``), is not a mention of it.
+PROVENANCE = {
+    "seed": r"(?<!random )(?<!fixed )\bseeds?\b(?!\s*[=(),:\]])",
+    "slide": r"\bslides?\b",
+    "lecture notes": r"\blecture[- ]notes?\b",
+    "the lecture": r"\bthe lectures?\b",
+    "the lecture says/writes": r"\blectures?(?:'s)? (?:says?|said|writes?|wrote|states?|stated|"
+                               r"gives?|gave|derives?|derived|lists?|listed|describes?|"
+                               r"described|claims?|claimed|prints?|printed|compares?|compared)\b",
+    "source material": r"\bsource (?:lectures?|material|notes|slides?)\b",
+    "seed file name": r"\b\d{3}_[0-9a-f]{16}\b|" + "|".join(SOURCE_FILES),
+}
+#: In a numbered chapter every "lecture" is the source material (the introduction and the
+#: instructors' page may speak of the reader's own lectures).
+CHAPTER_PROVENANCE = {"lecture": r"\blectur\w*"}
+
+
+def _numbered_docnames(root=ROOT):
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    return {entry["file"] for part in toc.get("parts", []) if part.get("numbered")
+            for entry in part["chapters"]}
+
+
+NUMBERED_DOCNAMES = _numbered_docnames()
+
+
+def _normalise(text):
+    return " ".join(text.replace("\u2019", "'").replace("\u00a0", " ").split())
+
+
+def provenance_mentions(text, where, chapter=False):
+    """``["where: 'phrase' in '...context...'", ...]`` for every mention of the source
+    material in ``text`` (with the chapter-only patterns when ``chapter``)."""
+    text = _normalise(text)
+    patterns = {**PROVENANCE, **(CHAPTER_PROVENANCE if chapter else {})}
+    found = []
+    for label, pattern in patterns.items():
+        for match in re.finditer(pattern, text, flags=re.I):
+            context = text[max(0, match.start() - 50):match.end() + 50]
+            found.append(f"{where}: {label!r} ({match.group(0)!r}) in '...{context}...'")
+    return found
+
+
+class _VisibleTextCollector(html.parser.HTMLParser):
+    """The text of a page's article (what a reader sees, and image alt texts), without scripts
+    and styles."""
+
+    SKIP = {"script", "style"}
+
+    def __init__(self):
+        super().__init__()
+        self.in_article = 0
+        self.skip = 0
+        self.texts = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article" or self.in_article:
+            self.in_article += tag not in {"br", "img", "hr", "input", "meta", "link", "wbr"}
+        if tag in self.SKIP:
+            self.skip += 1
+        if self.in_article and tag == "img" and attrs.get("alt"):
+            self.texts.append(" " + attrs["alt"] + " ")
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+        if self.in_article and tag not in {"br", "img", "hr", "input", "meta", "link", "wbr"}:
+            self.in_article -= 1
+
+    def handle_data(self, data):
+        if self.in_article and not self.skip:
+            self.texts.append(data)
+
+
+def visible_text(page_html):
+    collector = _VisibleTextCollector()
+    collector.feed(page_html)
+    return " ".join(collector.texts)
+
+
+def test_provenance_patterns_find_what_they_should():
+    """The patterns catch the ways a page has pointed at its sources, and leave alone a random
+    seed, a seed argument and the reader's own lectures."""
+    caught = [
+        "The lecture notes (seed file 003, below its eq. 3.10) say",
+        "On the slides of the Bayesian part", "the lecture's twelve flips",
+        "The lecture writes it (k + a)/(n + m a)", "the seed's version of the coefficients",
+        "see 001_4a617d0c68c470ff.txt", "as the source material has it",
+        "the first slide lists ten e-mails",
+    ]
+    for sentence in caught:
+        assert provenance_mentions(sentence, "x"), sentence
+    innocent = [
+        "drawn with a fixed seed", "np.random.default_rng(seed)", "regression_challenge(n=10, "
+        "seed=4)", "def two_feature_data(seed):", "Each chapter is a lecture written out in full",
+        "two lectures of about 90 minutes", "a sliding bell curve", "seeds: int",
+    ]
+    for sentence in innocent:
+        assert not provenance_mentions(sentence, "x"), sentence
+    assert provenance_mentions("Each chapter is a lecture", "x", chapter=True)
+    assert visible_text("<html><script>slides</script><article><p>a <b>b</b></p>"
+                        "<img alt='c'><script>seed</script></article><p>d</p></html>"
+                        ).split() == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_student_page_never_mentions_the_source_material(student_site, docname):
+    """The book speaks in its own voice: no page of the student edition mentions the lectures,
+    notes or slides the course was designed from (corrections of them are "Common mistake"
+    boxes; what a source had, and where, is an instructor-only note)."""
+    page = (student_site / f"{docname}.html").read_text(encoding="utf-8")
+    found = provenance_mentions(visible_text(page), f"{docname}.html",
+                                chapter=docname in NUMBERED_DOCNAMES)
+    assert not found, (f"{len(found)} mentions of the source material in the student "
+                       f"edition:\n" + "\n".join(found))
+
+
+def _search_index(site):
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1:text.rindex(")")])
+
+
+def test_student_search_index_never_mentions_the_source_material(student_site):
+    """The search index holds single (stemmed) words: no page is found by the name of a source
+    file, and no numbered chapter by "lecture" or "slide"."""
+    index = _search_index(student_site)
+    docnames = index["docnames"]
+    found = []
+    for kind in ("terms", "titleterms"):
+        for term, docs in index[kind].items():
+            docs = [docs] if isinstance(docs, int) else docs
+            names = [docnames[d] for d in docs]
+            if any(f in term for f in SOURCE_FILES) or re.fullmatch(r"\d{3}_[0-9a-f]{16}", term):
+                found += [f"{name}: search term {term!r}" for name in names]
+            if re.fullmatch(r"lectur\w*|slide", term):
+                found += [f"{name}: search term {term!r}" for name in names
+                          if name in NUMBERED_DOCNAMES]
+    assert not found, "the search index finds pages by the source material:\n" + "\n".join(found)
+
+
+def _download_text(path):
+    if path.suffix == ".ipynb":
+        nb = nbformat.read(path, as_version=4)
+        return "\n".join(cell.source for cell in nb.cells)
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_student_downloads_never_mention_the_source_material(student_site):
+    """What a student downloads from the site (the assignment notebooks) speaks in the book's
+    voice too."""
+    downloads = sorted(p for p in (student_site / "_downloads").rglob("*") if p.is_file())
+    assert downloads, "the student site has no downloads (assignment notebooks)"
+    found = []
+    for path in downloads:
+        found += provenance_mentions(_download_text(path), path.name)
+    assert not found, (f"{len(found)} mentions of the source material in downloads:\n"
+                       + "\n".join(found))
+
+
 class _HiddenTextCollector(html.parser.HTMLParser):
     """Text inside elements whose class marks a solution or a teaching note."""
 

@@ -9,6 +9,9 @@ Two editions are built from the same sources (``_config.yml``, ``_toc.yml``, ``b
   rendered without nbgrader's solution and hidden-test markers. Those pages are generated into
   ``_build/solution_pages`` (git-ignored), the table of contents into ``DIR/_toc.instructor.yml``.
 
+Both editions first write the course wheel that students install into ``_build/wheel``
+(:mod:`mlcourse_utils.book.wheel`); the *Getting started* page links it, so it is in the site.
+
 Both editions build with warnings as errors (``-W -n --keep-going``) and share one execution
 cache, ``_build/.jupyter_cache``: a notebook whose code has not changed is never re-executed,
 whichever edition is built. Each edition keeps its own Sphinx environment (``.doctrees`` next
@@ -197,6 +200,10 @@ def build_book(instructor: bool = False, out: Path | str | None = None, root: Pa
     # Sources are never copied (html_copy_source is off), but Sphinx does not delete files an
     # older build left behind: chapter sources there would hold the solutions.
     shutil.rmtree(html / "_sources", ignore_errors=True)
+    # The course wheel students install (the Getting started page links it): no chapter code.
+    from .wheel import WHEEL_DIR, build_student_wheel
+
+    build_student_wheel(root / WHEEL_DIR)
     toc = root / "_toc.yml"
     overrides = {
         "nitpicky": True,

@@ -15,7 +15,9 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     batch        grading a class: jobs, progress, the output folder
     report       grades.csv, task_scores.csv and the feedback pages (templates/feedback.html)
     gradebook    nbgrader's gradebook.db and the sanitised autograded/ copies
-    release      regenerating exercises/ with nbgrader; selfcheck: ``mlcourse check``
+    execute      running a notebook in a kernel with time limits (``mlcourse check``, release)
+    release      regenerating exercises/ with nbgrader, and each release's generated first cell
+    selfcheck    ``mlcourse check``: a student's notebook checked and run, one line per problem
     fingerprints answer code as normalised tokens and winnowed k-gram fingerprints
     references   the public code answers could be copied from (reference module, solution, stub)
     similarity   ``mlcourse similarity``: answers that match, pairwise and against the reference

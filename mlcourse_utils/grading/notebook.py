@@ -123,6 +123,36 @@ def points(cell: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
+def nbgrader_checksum(cell: Mapping[str, Any]) -> str:
+    """The checksum nbgrader stores in a cell it locks (``nbgrader.utils.compute_checksum``).
+
+    The md5 of the source, the cell type, whether the cell is graded, a solution and locked,
+    its grade_id and, for a graded cell, its points as a float. ``nbgrader validate`` and
+    ``mlcourse check`` compare it with the stored ``checksum`` to tell that a locked cell (a
+    test) was edited. ``cell`` must have nbgrader metadata with a ``grade_id``.
+    """
+    import hashlib
+
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    grade, solution = meta.get("grade", False), meta.get("solution", False)
+    locked = False if solution else True if grade else meta.get("locked", False)
+    digest = hashlib.md5(usedforsecurity=False)
+    for part in (cell_source(cell), cell.get("cell_type", ""), str(grade), str(solution),
+                 str(locked), meta["grade_id"]):
+        digest.update(str(part).encode("utf-8"))
+    if grade:
+        digest.update(str(float(meta["points"])).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def is_locked(cell: Mapping[str, Any]) -> bool:
+    """Whether nbgrader locks the cell (a test or a read-only cell): its checksum is kept."""
+    meta = nbgrader_meta(cell)
+    if meta.get("solution"):
+        return False
+    return bool(meta.get("grade")) or bool(meta.get("locked"))
+
+
 # nbgrader's delimiters (its defaults): whole lines, in code and Markdown cells.
 _MARKER = re.compile(
     r"^[ \t]*(?:#+[ \t]*)?(?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)[ \t]*$"
@@ -189,8 +219,13 @@ def load_assignment(name: str, root: Path | str | None = None) -> Assignment:
     if not path.exists():
         raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb for "
                                 f"assignment {name!r}")
+    return assignment_from_cells(name, path.name, read_notebook_cells(path.read_bytes()))
+
+
+def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]]) -> Assignment:
+    """An :class:`Assignment` from the cells of a source notebook named ``notebook``."""
     tasks, tests, setup, manual, visible = [], [], [], [], {}
-    for cell in read_notebook_cells(path.read_bytes()):
+    for cell in cells:
         gid = grade_id(cell)
         source = cell_source(cell)
         if is_answer_cell(cell):
@@ -200,7 +235,7 @@ def load_assignment(name: str, root: Path | str | None = None) -> Assignment:
                         key=len, default=None)
             if owner is None:
                 raise ValueError(
-                    f"test cell {gid!r} in {path.name} follows no answer cell it names")
+                    f"test cell {gid!r} in {notebook} follows no answer cell it names")
             tests.append(TestCell(gid, owner, points(cell), source, _docstring(source) or gid))
             visible[gid] = strip_hidden_tests(source)
         elif is_manual_cell(cell):
@@ -208,4 +243,4 @@ def load_assignment(name: str, root: Path | str | None = None) -> Assignment:
         elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution") \
                 and not tasks:
             setup.append(source)  # imports and data before the first task, run before each test
-    return Assignment(name, path.name, tasks, tests, setup, manual, visible)
+    return Assignment(name, notebook, tasks, tests, setup, manual, visible)

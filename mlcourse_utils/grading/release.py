@@ -1,19 +1,39 @@
-"""Releasing assignments: check each solution notebook, then let nbgrader generate exercises/."""
+"""Releasing assignments: check each solution notebook, then let nbgrader generate exercises/.
+
+After nbgrader has written ``exercises/NAME/*.ipynb``, each release notebook gets a generated
+first cell (:func:`header_cell`, from ``templates/release_header.md``: the points per task, how
+to install the course package and run ``mlcourse check``) and, in its metadata, the list of its
+test cells with their checksums, from which ``mlcourse check`` tells a deleted test cell.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from .notebook import find_course_root, grade_id, is_test_cell
+from .notebook import (
+    HIDDEN_BEGIN,
+    assignment_from_cells,
+    find_course_root,
+    grade_id,
+    is_test_cell,
+    nbgrader_checksum,
+)
 
 ASSIGNMENTS = ["mle", "bayes", "naive_bayes", "gda", "logistic_regression",
                "information_theory", "ridge_lasso"]
+
+#: The id and metadata marker of the generated first cell of a release notebook.
+HEADER_ID = "mlcourse-header"
+#: Key of the course's own entries in a release notebook's metadata.
+METADATA_KEY = "mlcourse"
+#: The per-cell time limit of `mlcourse check` and of the solution run of `mlcourse release`.
+DEFAULT_TIMEOUT = 120.0
 
 
 def available_assignments(root: Path | str) -> list[str]:
@@ -23,56 +43,110 @@ def available_assignments(root: Path | str) -> list[str]:
     return sorted(names, key=lambda n: (ASSIGNMENTS.index(n) if n in ASSIGNMENTS else 99, n))
 
 
-#: Largest file next to a notebook that is copied into its scratch folder (data it may read).
-_MAX_COPIED_FILE = 5 * 2**20
-
-
-def run_notebook(path: Path | str, timeout: float = 120) -> list[tuple[str, str, bool]]:
+def run_notebook(path: Path | str, timeout: float = DEFAULT_TIMEOUT,
+                 budget: float | None = None) -> list[tuple[str, str, bool]]:
     """Execute a notebook in a scratch folder; return ``[(cell, error text, is a test cell)]``.
 
-    Every cell runs (errors do not stop the run). The error list names each failing cell by its
-    nbgrader grade_id (or its position) with the error's last line. Small files next to the
-    notebook are copied into the scratch folder; the notebook's own folder is never written.
-    The kernel talks over local (IPC) sockets: no TCP port, so no port clash with other kernels
-    and no unencrypted-TCP warning.
+    Every cell runs (errors do not stop the run) within ``timeout`` seconds each and ``budget``
+    in all (:func:`mlcourse_utils.grading.execute.execute_notebook`). The list names each cell
+    that failed, timed out, killed the kernel or did not run, by its nbgrader grade_id (or its
+    position), with the error's last line. The notebook's own folder is never written.
     """
     import nbformat
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
+
+    from .execute import execute_notebook
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    with tempfile.TemporaryDirectory(prefix="mlcourse-run-") as tmp:
-        for item in path.parent.iterdir():
-            if item.is_file() and item.suffix != ".ipynb" and \
-                    item.stat().st_size <= _MAX_COPIED_FILE:
-                shutil.copy(item, tmp)
-        km = KernelManager(kernel_name="python3", transport="ipc",
-                           ip=os.path.join(tmp, ".kernel"))
-        client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=True,
-                                resources={"metadata": {"path": tmp}})
-        try:
-            client.execute()
-        finally:
-            if km.has_kernel:  # (nbclient leaves a kernel manager it was given running)
-                km.shutdown_kernel(now=True)
+    run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget)
     errors = []
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
+    for result in run.cells:
+        if result.status == "ok":
             continue
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
-                gid = grade_id(cell) or f"cell {index + 1}"
-                errors.append((gid, f"{out.get('ename')}: {out.get('evalue')}", is_test_cell(cell)))
+        cell = nb.cells[result.index]
+        gid = grade_id(cell) or f"cell {result.index + 1}"
+        text = result.error if result.status == "error" else f"{result.status}: {result.error}"
+        errors.append((gid, text, is_test_cell(cell)))
     return errors
 
 
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def header_cell(source: Any, name: str, notebook: str,
+                timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """The generated first cell of a release notebook (a Markdown cell, as a dict).
+
+    ``source`` is the nbgrader source notebook (a dict or NotebookNode): the points per task
+    come from its test cells' metadata, the hidden ones from the test cells that hold hidden
+    tests. Rendered from ``templates/release_header.md`` (its comment lists the variables and
+    the blocks).
+    """
+    import types
+
+    import jinja2
+
+    from ..book.wheel import student_wheel_name
+
+    cells = [dict(c) for c in source["cells"]]
+    assignment = assignment_from_cells(name, notebook, cells)
+    tasks = []
+    for task in assignment.tasks:
+        tests = [t for t in assignment.tests if t.task == task]
+        tasks.append(types.SimpleNamespace(
+            name=task, points=sum(t.points for t in tests), tests=[t.grade_id for t in tests],
+            hidden=sum(t.points for t in tests
+                       if any(ln.strip() == HIDDEN_BEGIN for ln in t.source.splitlines()))))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+        autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters["points"] = _points
+    text = env.get_template("release_header.md").render(
+        assignment=name, notebook=notebook, wheel=student_wheel_name(), tasks=tasks,
+        autograded=assignment.max_score, timeout=timeout,
+        manual=[types.SimpleNamespace(name=g, points=p) for g, p in assignment.manual],
+        metadata=dict(source.get("metadata", {})))
+    text = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return {"cell_type": "markdown", "id": HEADER_ID, "source": text,
+            "metadata": {METADATA_KEY: {"generated": "header"}, "editable": False,
+                         "deletable": False}}
+
+
+def finish_release_notebook(release: Path | str, source: Path | str, name: str) -> None:
+    """Insert (or refresh) the header cell and the test-cell manifest of one release notebook."""
+    import nbformat
+
+    release, source = Path(release), Path(source)
+    nb = nbformat.read(release, as_version=4)
+    src = nbformat.read(source, as_version=4)
+    nb.cells = [c for c in nb.cells
+                if c.get("metadata", {}).get(METADATA_KEY, {}).get("generated") != "header"]
+    if not any(is_test_cell(c) for c in nb.cells):
+        return  # not an assignment notebook (data, a reading): nothing to check or install
+    nb.cells.insert(0, nbformat.from_dict(header_cell(src, name, release.name)))
+    nb.metadata[METADATA_KEY] = {
+        "assignment": name,
+        # [grade_id, checksum] of every test cell, in order: `mlcourse check` names the ones
+        # a student deleted or edited.
+        "test_cells": [[grade_id(c), c.metadata["nbgrader"].get("checksum") or nbgrader_checksum(c)]
+                       for c in nb.cells if is_test_cell(c) and grade_id(c)],
+    }
+    nbformat.validate(nb)
+    nbformat.write(nb, release)
+
+
 def release(names: Iterable[str] | None = None, root: Path | str | None = None, check: bool = True,
-            quiet: bool = False) -> list[str]:
+            quiet: bool = False, timeout: float = DEFAULT_TIMEOUT,
+            budget: float | None = None) -> list[str]:
     """Regenerate ``exercises/NAME`` from ``solutions/NAME`` with nbgrader.
 
-    With ``check`` (the default) each solution notebook is first executed and must pass every
-    one of its own tests; otherwise nothing is generated and ``RuntimeError`` says which failed.
+    With ``check`` (the default) each solution notebook is first executed (``timeout`` seconds
+    per cell, ``budget`` in all) and must pass every one of its own tests; otherwise nothing is
+    generated and ``RuntimeError`` says which failed. Each release notebook then gets its
+    generated first cell and test-cell manifest (:func:`finish_release_notebook`).
     """
     root = Path(root) if root else find_course_root()
     names = list(names) if names else available_assignments(root)
@@ -81,15 +155,15 @@ def release(names: Iterable[str] | None = None, root: Path | str | None = None, 
         if not source.is_file():
             raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb")
         if check:
-            errors = run_notebook(source)
+            errors = run_notebook(source, timeout=timeout, budget=budget)
             if errors:
                 lines = "\n".join(f"  {gid}: {msg}" for gid, msg, _ in errors)
                 raise RuntimeError(
                     f"solutions/{name}/{name}.ipynb does not pass its own tests:\n{lines}")
         with tempfile.TemporaryDirectory(prefix="mlcourse-db-") as tmp:
-            cmd = [str(Path(sys.executable).with_name("nbgrader")), "generate_assignment", name,
-                   "--force", f"--CourseDirectory.root={root}",
-                   f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db"]
+            db = Path(tmp, "gradebook.db").as_posix()
+            cmd = [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",
+                   f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{db}"]
             # nbgrader runs `alembic` from PATH: put this environment's scripts first.
             scripts = Path(sys.executable).parent
             env = dict(os.environ, PATH=f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -97,6 +171,10 @@ def release(names: Iterable[str] | None = None, root: Path | str | None = None, 
         if proc.returncode != 0:
             raise RuntimeError(
                 f"nbgrader generate_assignment {name} failed:\n{proc.stderr[-3000:]}")
+        for notebook in sorted((root / "exercises" / name).glob("*.ipynb")):
+            origin = root / "solutions" / name / notebook.name
+            if origin.is_file():
+                finish_release_notebook(notebook, origin, name)
         if not quiet:
             print(f"released exercises/{name}/")
     return names

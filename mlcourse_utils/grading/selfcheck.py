@@ -1,22 +1,66 @@
-"""`mlcourse check`: a student runs a notebook's visible tests on their own machine."""
+"""`mlcourse check`: a student runs a notebook's visible tests on their own machine.
+
+The notebook is read, checked without running it (syntax errors; test cells edited or deleted,
+from the checksums nbgrader stores in each test cell and the list of test cells ``mlcourse
+release`` stores in the notebook's metadata, as ``nbgrader validate`` does), then run from the
+top in a fresh kernel with a time limit per cell and in all (:mod:`.execute`). The result says,
+one line per problem and in words, what a student needs to act on; it never shows a traceback.
+"""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import re
+import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from .notebook import cell_source, grade_id, is_test_cell, parse_python
-from .release import run_notebook
+from .notebook import (
+    cell_source,
+    grade_id,
+    is_locked,
+    is_test_cell,
+    nbgrader_checksum,
+    nbgrader_meta,
+    parse_python,
+)
+
+#: Key of the course's entries in a release notebook's metadata (see release.py).
+_METADATA_KEY = "mlcourse"
+_NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined")
 
 
 @dataclasses.dataclass
 class TestStatus:
-    """One test cell as `mlcourse check` reports it: "passed", "failed" or "hidden"."""
+    """One test cell as `mlcourse check` reports it.
+
+    ``status`` is "passed", "failed", "hidden" (its tests run when graded), "changed" (edited or
+    deleted: grading runs the original) or "not run" (the run stopped before it).
+    """
 
     grade_id: str
     status: str
     message: str = ""
+
+
+@dataclasses.dataclass
+class CheckResult:
+    """What `mlcourse check` found, each entry one line, in the order it is printed."""
+
+    problems: list[str]                 # syntax errors, a run cut short: reported first
+    warnings: list[str]                 # things that may cost points although tests pass
+    tests: list[TestStatus]             # every test cell of the release, in notebook order
+    other: list[tuple[str, str]]        # (cell, message): errors in cells that are not tests
+
+    @property
+    def ok(self) -> bool:
+        """Whether every visible test passed and nothing was changed or cut short."""
+        return not self.problems and all(t.status in ("passed", "hidden") for t in self.tests)
+
+    def count(self, status: str) -> int:
+        return sum(t.status == status for t in self.tests)
 
 
 def is_emptied_hidden_test(source: str) -> bool:
@@ -31,22 +75,124 @@ def is_emptied_hidden_test(source: str) -> bool:
     return not body
 
 
-def _explain(message):
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _explain(message: str) -> str:
     """An error as a student should read it: a bare NotImplementedError is a stub."""
     if message.strip() in ("NotImplementedError:", "NotImplementedError: None"):
         return "not implemented yet (the answer cell still raises NotImplementedError)"
-    return message
+    return _one_line(message)
 
 
-def check_notebook(path: Path | str,
-                   timeout: float = 120) -> tuple[list[TestStatus], list[tuple[str, str]]]:
-    """Run a student's notebook: ``(tests, other_errors)`` in notebook order.
+def _python_source(source: str) -> str:
+    """A cell's source as Python: IPython's magics and shell escapes become calls."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # (ipykernel brings IPython; without it, parse the plain source)
+        return source
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 (a malformed magic: the parser below reports the line)
+        return source
 
-    ``tests`` is a list of :class:`TestStatus`; a test cell whose tests are hidden in the
-    release is "hidden" (never "passed": it runs when graded). ``other_errors`` lists
-    ``(cell, message)`` for cells that are not tests. Raises ValueError for a file that does
-    not exist or is not a notebook.
-    """
+
+_DEFINED = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*(?::[^=]*)?=(?!=)", re.M)
+
+
+def _defined_names(source: str) -> set[str]:
+    """Top-level names a cell defines (by a regular expression: the cell may not parse)."""
+    return {a or b for a, b in _DEFINED.findall(source)}
+
+
+def _label(cell: Any, index: int) -> str:
+    return grade_id(cell) or f"cell {index + 1}"
+
+
+def _syntax_errors(cells: list[Any]) -> dict[int, str]:
+    """``{index: one line}`` for each code cell that does not parse."""
+    errors = {}
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code" or is_test_cell(cell):
+            continue  # (a test cell that does not parse was edited: it is reported as changed)
+        try:
+            with warnings.catch_warnings():  # (invalid escapes and such are the kernel's to say)
+                warnings.simplefilter("ignore")
+                ast.parse(_python_source(cell_source(cell)))
+        except SyntaxError as exc:
+            where = f", line {exc.lineno}" if exc.lineno else ""
+            errors[index] = (f"syntax error in {_label(cell, index)}{where}: "
+                             f"{_one_line(exc.msg or 'invalid syntax')}")
+        except (ValueError, RecursionError, MemoryError) as exc:
+            errors[index] = f"{_label(cell, index)} cannot be read as Python: {_one_line(exc)}"
+    return errors
+
+
+def _changed_tests(nb: Any) -> dict[str, str]:
+    """``{grade_id: why}`` for test cells that were edited or deleted since the release."""
+    manifest = nb.get("metadata", {}).get(_METADATA_KEY, {}).get("test_cells", [])
+    released = {}
+    if isinstance(manifest, list):
+        released = {e[0]: e[1] for e in manifest
+                    if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)}
+    changed = {}
+    present = set()
+    for cell in nb.cells:
+        if not is_test_cell(cell) or not grade_id(cell):
+            continue
+        gid = grade_id(cell)
+        present.add(gid)
+        stored = nbgrader_meta(cell).get("checksum")
+        try:
+            actual = nbgrader_checksum(cell)
+        except (KeyError, TypeError, ValueError):
+            actual = None
+        if (stored and is_locked(cell) and actual != stored) or \
+                (gid in released and actual != released[gid]):
+            changed[gid] = "edited"
+    for gid in released:
+        if gid not in present:
+            changed[gid] = "deleted"
+    return changed
+
+
+def _edited_locked_code(nb: Any) -> list[str]:
+    """Warnings for read-only code cells (not tests) whose source differs from the release."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        meta = nbgrader_meta(cell)
+        if cell.get("cell_type") != "code" or is_test_cell(cell) or not is_locked(cell) or \
+                not meta.get("checksum") or not meta.get("grade_id"):
+            continue
+        try:
+            edited = nbgrader_checksum(cell) != meta["checksum"]
+        except (KeyError, TypeError, ValueError):
+            edited = True
+        if edited:
+            found.append(f"the read-only cell {_label(cell, index)} was edited; grading runs the "
+                         "original, so undo the edit")
+    return found
+
+
+def _test_order(nb: Any) -> list[str]:
+    """The test cells' grade_ids in release order, deleted ones included (in their place)."""
+    present = [grade_id(c) for c in nb.cells if is_test_cell(c) and grade_id(c)]
+    manifest = nb.get("metadata", {}).get(_METADATA_KEY, {}).get("test_cells", [])
+    released = [e[0] for e in manifest if isinstance(e, list) and e and isinstance(e[0], str)] \
+        if isinstance(manifest, list) else []
+    order = list(dict.fromkeys(released))
+    previous = None
+    for gid in present:  # a test cell the release did not have goes after the one before it
+        if gid not in order:
+            order.insert(order.index(previous) + 1 if previous in order else 0, gid)
+        previous = gid
+    return order
+
+
+def read_notebook(path: Path | str) -> Any:
+    """The notebook at ``path`` (nbformat version 4), or ValueError with a one-line reason."""
     import nbformat
 
     path = Path(path)
@@ -55,21 +201,94 @@ def check_notebook(path: Path | str,
     try:
         nb = nbformat.read(path, as_version=4)
         nbformat.validate(nb)
-    except Exception as exc:  # noqa: BLE001
-        raise ValueError(f"{path} is not a valid notebook: {exc}") from None
-    cells = [c for c in nb.cells if is_test_cell(c)]
-    if not cells:
+    except Exception as exc:  # noqa: BLE001 (JSON, encoding or schema errors, all one message)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{path} is not a valid notebook: {_one_line(first, 200)}") from None
+    return nb
+
+
+def check_notebook(path: Path | str, timeout: float = 120, budget: float | None = None,
+                   on_cell: Callable[[int, Any], None] | None = None) -> CheckResult:
+    """Check and run a student's notebook; see :class:`CheckResult`.
+
+    ``timeout`` is the time limit of one cell in seconds, ``budget`` of the whole run (default
+    10 × ``timeout``); ``on_cell(index, cell)`` is called as each code cell starts. Raises
+    ValueError for a file that does not exist or is not an assignment notebook,
+    :class:`~mlcourse_utils.grading.execute.KernelError` when no kernel starts and
+    ``KeyboardInterrupt`` on Ctrl-C.
+    """
+    from .execute import execute_notebook
+
+    path = Path(path)
+    nb = read_notebook(path)
+    order = _test_order(nb)
+    if not order:
         raise ValueError(f"{path} has no test cells: is it an assignment notebook?")
-    errors = run_notebook(path, timeout=timeout)
-    failed = {gid: _explain(msg) for gid, msg, is_test in errors if is_test}
-    tests = []
-    for cell in cells:
-        gid = grade_id(cell)
-        if is_emptied_hidden_test(cell_source(cell)):
-            tests.append(TestStatus(gid, "hidden", "runs when graded"))
-        elif gid in failed:
-            tests.append(TestStatus(gid, "failed", failed[gid]))
+    changed = _changed_tests(nb)
+    syntax = _syntax_errors(nb.cells)
+    result = CheckResult(problems=list(syntax.values()), warnings=_edited_locked_code(nb),
+                         tests=[], other=[])
+    # Warnings about the answers found without running them (one line each) go into
+    # result.warnings here.
+
+    run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget, on_cell=on_cell)
+    if run.stopped:
+        where = f" in {_label(nb.cells[run.stopped_at], run.stopped_at)}" \
+            if run.stopped_at is not None else ""
+        result.problems.append(f"the check stopped early: {run.stopped}{where}; the cells after "
+                               "it did not run")
+    broken = {}  # name -> why it is not defined (its cell has a syntax error or failed)
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or is_test_cell(cell):
+            continue
+        outcome = run.result(index)
+        if index in syntax:
+            why = f"cell {_label(cell, index)} has a syntax error (see above)"
+        elif outcome is not None and outcome.status != "ok":
+            why = f"cell {_label(cell, index)} failed (see below)"
         else:
-            tests.append(TestStatus(gid, "passed"))
-    other = [(gid, _explain(msg)) for gid, msg, is_test in errors if not is_test]
-    return tests, other
+            continue
+        for name in _defined_names(cell_source(cell)) | {grade_id(cell)} - {None}:
+            broken.setdefault(name, why)
+
+    by_id = {grade_id(c): (i, c) for i, c in enumerate(nb.cells) if is_test_cell(c)}
+    for gid in order:
+        if gid in changed:
+            result.tests.append(TestStatus(gid, "changed", (
+                "this test cell was deleted; grading runs it anyway: copy it back from a fresh "
+                "download" if changed[gid] == "deleted" else
+                "this test cell was edited; grading runs the original, so its result here does "
+                "not count: undo the edit or copy the cell from a fresh download")))
+            continue
+        index, cell = by_id[gid]
+        if is_emptied_hidden_test(cell_source(cell)):
+            result.tests.append(TestStatus(gid, "hidden", "runs when graded"))
+            continue
+        outcome = run.result(index)
+        result.tests.append(_test_status(gid, outcome, broken, timeout))
+    for index, cell in enumerate(nb.cells):
+        outcome = run.result(index)
+        if is_test_cell(cell) or index in syntax or outcome is None or \
+                outcome.status in ("ok", "not run"):
+            continue
+        message = _explain(outcome.error) if outcome.status == "error" else outcome.error
+        result.other.append((_label(cell, index), message))
+    return result
+
+
+def _test_status(gid: str, outcome: Any, broken: dict[str, str], timeout: float) -> TestStatus:
+    if outcome is None:  # an empty cell
+        return TestStatus(gid, "passed")
+    if outcome.status == "ok":
+        return TestStatus(gid, "passed")
+    if outcome.status == "not run":
+        return TestStatus(gid, "not run", "the check stopped before this test (see above)")
+    if outcome.status == "timeout":
+        return TestStatus(gid, "failed", f"{outcome.error}: does a loop never end?")
+    if outcome.status == "died":
+        return TestStatus(gid, "failed", outcome.error)
+    match = _NAME_ERROR.match(outcome.error)
+    if match and match.group(1) in broken:
+        return TestStatus(gid, "failed", f"{match.group(1)} is not defined because "
+                                         f"{broken[match.group(1)]}")
+    return TestStatus(gid, "failed", _explain(outcome.error))

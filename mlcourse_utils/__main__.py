@@ -1,0 +1,8 @@
+"""``python -m mlcourse_utils``: the ``mlcourse`` command, where its script is not on PATH."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""`mlcourse check` in words: syntax errors first, edited and deleted tests named, never passing.
+
+The notebooks are the committed release of `mle` with answers from its solution notebook; each
+expected status follows from how the notebook was changed (said in each test).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import nbformat
+import pytest
+
+import assignment_support as sup
+from mlcourse_utils.grading.notebook import is_test_cell, nbgrader_checksum
+from mlcourse_utils.grading.selfcheck import (
+    _changed_tests,
+    _edited_locked_code,
+    _syntax_errors,
+    check_notebook,
+    read_notebook,
+)
+
+NAME = "mle"
+
+
+def _node(nb_dict):
+    return nbformat.from_dict(copy.deepcopy(nb_dict))
+
+
+def _test_ids(nb):
+    return [sup.grade_id(c) for c in nb["cells"] if is_test_cell(c)]
+
+
+def test_nbgrader_checksum_is_nbgrader_s():
+    """Our checksum equals the one nbgrader stored in every cell of every release notebook,
+    and nbgrader's own compute_checksum on cells we edit (source, points, type)."""
+    from nbgrader.utils import compute_checksum
+
+    checked = 0
+    for name in sup.assignments():
+        nb = nbformat.read(sup.ROOT / "exercises" / name / f"{name}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if not meta or "checksum" not in meta:
+                continue
+            assert nbgrader_checksum(cell) == meta["checksum"], (name, meta["grade_id"])
+            edited = copy.deepcopy(cell)
+            edited.source += "\n# edited: déjà vu"
+            if meta.get("grade"):
+                edited.metadata.nbgrader["points"] = meta["points"] + 1
+            assert nbgrader_checksum(edited) == compute_checksum(edited) != meta["checksum"]
+            checked += 1
+    assert checked > 100
+
+
+def test_changed_tests_are_named_from_the_release_checksums():
+    """An edited test (its source now `pass`), one whose points were raised and a deleted one are
+    named; the untouched tests are not."""
+    nb = sup.release_notebook(NAME)
+    tests = _test_ids(nb)
+    edited, repointed, deleted = tests[0], tests[3], tests[4]
+    for cell in nb["cells"]:
+        if sup.grade_id(cell) == edited:
+            cell["source"] = "pass"
+        if sup.grade_id(cell) == repointed:
+            cell["metadata"]["nbgrader"]["points"] = 100
+    nb["cells"] = [c for c in nb["cells"] if sup.grade_id(c) != deleted]
+    assert _changed_tests(_node(nb)) == {edited: "edited", repointed: "edited",
+                                         deleted: "deleted"}
+    assert _changed_tests(_node(sup.release_notebook(NAME))) == {}
+
+
+def test_edited_read_only_code_is_a_warning():
+    """mle's locked setup cell (`import numpy as np`) edited: one warning naming it."""
+    nb = sup.release_notebook(NAME)
+    assert _edited_locked_code(_node(nb)) == []
+    setup = next(c for c in nb["cells"] if sup.grade_id(c) == "setup")
+    setup["source"] = "import numpy as np\nnp.seterr(all='ignore')"
+    assert _edited_locked_code(_node(nb)) == [
+        "the read-only cell setup was edited; grading runs the original, so undo the edit"]
+
+
+def test_release_lists_its_test_cells_with_their_checksums():
+    """The manifest `mlcourse release` writes is every test cell, in order, with nbgrader's
+    checksum: what a deleted cell is found by."""
+    nb = sup.release_notebook(NAME)
+    manifest = nb["metadata"]["mlcourse"]["test_cells"]
+    assert [gid for gid, _ in manifest] == _test_ids(nb)
+    cells = {sup.grade_id(c): c for c in nb["cells"]}
+    assert all(cells[gid]["metadata"]["nbgrader"]["checksum"] == checksum
+               for gid, checksum in manifest)
+
+
+def test_magics_and_shell_escapes_are_not_syntax_errors():
+    cells = [nbformat.v4.new_code_cell(s) for s in (
+        "%matplotlib inline\nimport numpy as np", "!ls -l\nx = 1", "def f(:\n    pass")]
+    assert _syntax_errors(cells) == {2: "syntax error in cell 3, line 1: invalid syntax"}
+
+
+def test_a_file_that_is_not_a_notebook_is_one_line(tmp_path):
+    bad = tmp_path / "mle.ipynb"
+    bad.write_text('{"cells": [')
+    with pytest.raises(ValueError) as info:
+        read_notebook(bad)
+    assert "is not a valid notebook" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="does not exist"):
+        read_notebook(tmp_path / "nope.ipynb")
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text(json.dumps(nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("1")])))
+    with pytest.raises(ValueError, match="no test cells"):
+        check_notebook(plain)
+
+
+@pytest.mark.slow
+def test_syntax_error_is_reported_first_once_with_its_line(tmp_path):
+    """An unclosed parenthesis on line 6 of gaussian_mle's cell (the solution has five lines):
+    one problem line naming it comes first, its two visible tests fail because it is not
+    defined, and no NameError is shown; the other tasks still pass."""
+    answers = sup.solution_answers(NAME)
+    assert len(answers["gaussian_mle"].splitlines()) == 5
+    answers["gaussian_mle"] += "\n    mu = (x.mean()\n"
+    path = sup.write_submission(tmp_path, "s", NAME, nb=sup.make_submission(NAME, answers))
+    result = check_notebook(path, timeout=60)
+    assert result.problems == ["syntax error in gaussian_mle, line 6: '(' was never closed"]
+    failed = {t.grade_id: t.message for t in result.tests if t.status == "failed"}
+    assert set(failed) == {"test_gaussian_mle", "test_gaussian_mle_edge"}
+    assert all(m.startswith("gaussian_mle is not defined because cell gaussian_mle has a "
+                            "syntax error") for m in failed.values())
+    text = json.dumps([t.message for t in result.tests]) + json.dumps(result.other)
+    assert "NameError" not in text and "Traceback" not in text
+    assert result.count("passed") == 10 and not result.ok
+
+
+@pytest.mark.slow
+def test_edited_and_deleted_tests_never_pass(tmp_path):
+    """A visible test edited to `pass` would pass if run: it is reported as changed instead;
+    a deleted one is reported, in its place, as changed; neither counts as passed."""
+    nb = sup.make_submission(NAME, sup.solution_answers(NAME),
+                             replace={"test_bernoulli_mle": "pass"})
+    nb["cells"] = [c for c in nb["cells"] if sup.grade_id(c) != "test_mvn_mle_edge"]
+    path = sup.write_submission(tmp_path, "s", NAME, nb=nb)
+    result = check_notebook(path, timeout=60)
+    status = {t.grade_id: t.status for t in result.tests}
+    assert status["test_bernoulli_mle"] == "changed" and status["test_mvn_mle_edge"] == "changed"
+    order = [t.grade_id for t in result.tests]
+    assert order == _test_ids(sup.release_notebook(NAME))  # the deleted one in its place
+    messages = {t.grade_id: t.message for t in result.tests}
+    assert "edited" in messages["test_bernoulli_mle"]
+    assert "deleted" in messages["test_mvn_mle_edge"]
+    assert result.count("passed") == 10 and result.count("changed") == 2 and not result.ok
