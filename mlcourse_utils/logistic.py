@@ -16,13 +16,13 @@ Two ways of fitting are offered. With a step size ``lr`` the ``fit_*`` functions
 gradient descent the chapter teaches (:func:`gradient_descent`). With ``lr=None`` the method
 follows the shape of X (:func:`_solve_binary`, :func:`_solve_softmax`):
 
-* up to 200 parameters ((D + 1) C): Newton's method with a backtracking line search (the
-  Hessian is (D + 1) x (D + 1) for two classes, (D + 1) C x (D + 1) C for C classes, and solved
-  by Cholesky); for more than 20,000 samples, scipy's L-BFGS first brings the gradient down
-  cheaply and the first Newton steps use a Hessian formed from 20,000 evenly spaced rows (the
-  exact one as soon as that proves too rough);
-* more parameters: L-BFGS (:func:`_lbfgs`), which needs only gradients, finished by a few
-  Newton steps with one Hessian when forming it costs less than the L-BFGS steps it saves;
+* up to 200 parameters ((D + 1) C) and 20,000 samples: Newton's method with a backtracking
+  line search (the Hessian is (D + 1) x (D + 1) for two classes, (D + 1) C x (D + 1) C for C
+  classes, and solved by Cholesky);
+* more parameters or samples: L-BFGS (:func:`_lbfgs`), which needs only gradients, finished
+  by a few Newton steps with one Hessian when forming it costs less than the L-BFGS steps it
+  saves (for more than 20,000 samples the first one from 20,000 evenly spaced rows, the exact
+  one as soon as that proves too rough);
 * more than twice as many features as samples: the same fit on N features, the coordinates
   of w in the span of the N rows of X (:func:`_row_space`), so that no Hessian or step is
   ever larger than (N + 1) C.
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import linalg, optimize
+from scipy import linalg
 
 from ._base import ProbabilisticClassifier
 from ._validation import (
@@ -304,15 +304,13 @@ def _warn_not_converged(what, max_iter, gmax, tol):
     )
 
 
-#: Above this many samples the first Hessian is formed from evenly spaced rows only, and the
-#: Newton steps start from an L-BFGS solution (see :func:`_minimise`).
+#: Above this many samples the first Hessian is formed from evenly spaced rows only (see
+#: :func:`_newton_steps`), and the fits start with L-BFGS (:func:`_quasi_newton`).
 _HESSIAN_ROWS = 20000
-#: L-BFGS stops when the per-sample gradient is this small; Newton steps take over from there.
-_WARM_START_GTOL = 1e-4
 
 
 def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
-    """Minimise a smooth convex loss; returns (theta, n_iter, converged).
+    """Minimise a smooth convex loss by Newton's method; returns (theta, n_iter, converged).
 
     ``loss_grad(theta)`` gives (loss, gradient) and ``hessian(theta, max_rows)`` the Hessian
     (from at most ``max_rows`` evenly spaced rows, ``None`` for all of them). Newton steps
@@ -322,28 +320,17 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
     is also accepted when it does not increase the loss beyond rounding and shrinks the
     gradient: convergence is judged by the gradient, never by the loss.
 
-    For more than ``_HESSIAN_ROWS`` samples, forming the Hessian at every step would dominate
-    the cost, so scipy's L-BFGS first brings the gradient down cheaply (on the per-sample
-    loss, which gives it well-sized first steps), and the first Hessian is formed from a
+    The fits use it for small problems (at most ``_NEWTON_PARAMS`` parameters and
+    ``_HESSIAN_ROWS`` samples), where it is plain Newton's method with the exact Hessian at
+    every step. For more than ``_HESSIAN_ROWS`` samples the first Hessian is formed from a
     subsample of rows and kept while every step shrinks the gradient four-fold. A subsample
     can miss most of the curvature (nearly separable classes, where few samples have
     probabilities far from 0 and 1), and Newton's method then converges slowly; so the first
     step that fails to shrink the gradient four-fold switches to the exact Hessian, from all
-    rows, at every later step: quadratic convergence, a few steps. For fewer samples this is
-    plain Newton's method with the exact Hessian at every step.
+    rows, at every later step: quadratic convergence, a few steps.
     """
-    exact = n_samples <= _HESSIAN_ROWS
-    n_iter = 0
-    if not exact and max_iter > 0:
-        def mean_loss_grad(t):
-            loss, g = loss_grad(t)
-            return loss / n_samples, g / n_samples
-
-        res = optimize.minimize(mean_loss_grad, theta, jac=True, method="L-BFGS-B",
-                                options={"maxiter": min(max_iter, 500), "maxls": 50,
-                                         "gtol": max(tol / n_samples, _WARM_START_GTOL)})
-        theta, n_iter = res.x, res.nit
-    return _newton_steps(loss_grad, hessian, theta, n_iter, X, max_iter, tol, exact, False)
+    return _newton_steps(loss_grad, hessian, theta, 0, X, max_iter, tol,
+                         n_samples <= _HESSIAN_ROWS, False)
 
 
 def _newton_steps(loss_grad, hessian, theta, n_iter, X, max_iter, tol, exact, keep):
@@ -479,11 +466,12 @@ def _newton_pays(N, D, C):
 def _quasi_newton(loss_grad, hessian, theta, X, max_iter, tol, polish):
     """L-BFGS, then Newton steps if ``polish``; (theta, n_iter, converged).
 
-    For fits with many parameters, where a Newton step needs a large Hessian: L-BFGS
-    (:func:`_lbfgs`) brings the largest gradient entry down by the factor ``_POLISH_FROM``
-    (or all the way to ``tol`` without ``polish``); then Newton steps with one Hessian, formed
-    again only when a step fails to shrink the gradient four-fold (:func:`_newton_steps`),
-    converge in two or three steps. Should L-BFGS stall above ``tol``, Newton steps take over
+    For fits with many parameters or samples, where Newton steps from the start would form
+    many large Hessians: L-BFGS (:func:`_lbfgs`) brings the largest gradient entry down by the
+    factor ``_POLISH_FROM`` (or all the way to ``tol`` without ``polish``); then Newton steps
+    with one Hessian, formed again only when a step fails to shrink the gradient four-fold
+    (:func:`_newton_steps`; above ``_HESSIAN_ROWS`` samples the first from a subsample of
+    rows), converge in two or three steps. Should L-BFGS stall above ``tol``, Newton steps take over
     as long as the Hessian is of a size that fits in memory.
     """
     theta, n_iter, gmax, _ = _lbfgs(loss_grad, theta, max_iter, tol,
@@ -605,17 +593,17 @@ def _solve_binary(X, y, l2, max_iter, tol):
 
     Returns (w, b, n_iter, converged). With D >= 2N the fit runs on N features instead
     (:func:`_row_space`), to ``tol / sqrt(N)`` so that the largest entry of the gradient in w,
-    at most its length, is within ``tol``. Up to ``_NEWTON_PARAMS`` parameters: Newton's method
-    (:func:`_newton_binary`); beyond: L-BFGS, finished by Newton steps when a Hessian is cheap
-    enough (:func:`_quasi_newton`, :func:`_newton_pays`). Never a Hessian of more than
-    (N + 1)^2 entries when D > N.
+    at most its length, is within ``tol``. Up to ``_NEWTON_PARAMS`` parameters and
+    ``_HESSIAN_ROWS`` samples: Newton's method (:func:`_newton_binary`); otherwise L-BFGS,
+    finished by Newton steps when a Hessian is cheap enough (:func:`_quasi_newton`,
+    :func:`_newton_pays`). Never a Hessian of more than (N + 1)^2 entries when D > N.
     """
     N, D = X.shape
     if D >= 2 * N:
         Z, back = _row_space(X)
         v, b, n_iter, converged = _solve_binary(Z, y, l2, max_iter, tol / np.sqrt(Z.shape[1]))
         return back(v), b, n_iter, converged
-    if D + 1 <= _NEWTON_PARAMS:
+    if D + 1 <= _NEWTON_PARAMS and N <= _HESSIAN_ROWS:
         return _newton_binary(X, y, l2, max_iter, tol)
 
     def loss_grad(theta):
@@ -698,11 +686,11 @@ def fit_logistic_regression(
     from w = 0, b = 0, at most ``max_iter`` steps (see :func:`gradient_descent`); the step must
     be below 2 / L, where L = lambda_max([X 1]^T [X 1]) / 4 + l2, or the iterates diverge.
     With ``lr=None`` the method follows the shape of X (see the module docstring): Newton's
-    method with a line search for up to 200 parameters (after an L-BFGS warm start when
-    N > 20,000), L-BFGS finished by Newton steps for more, and the fit in the span of the
-    samples when D >= 2N; ``max_iter`` then counts L-BFGS iterations and Newton steps (usually
-    fewer than 30 and 60). Either way it stops when the largest absolute gradient entry is at
-    most ``tol``, and issues a :class:`ConvergenceWarning` if ``max_iter`` is reached first.
+    method with a line search for up to 200 parameters and 20,000 samples, L-BFGS finished by
+    Newton steps for more, and the fit in the span of the samples when D >= 2N; ``max_iter``
+    then counts L-BFGS iterations and Newton steps (usually fewer than 30 and 60). Either way
+    it stops when the largest absolute gradient entry is at most ``tol``, and issues a
+    :class:`ConvergenceWarning` if ``max_iter`` is reached first.
     With l2 = 0 and linearly separable data no minimiser exists: the weights grow until the
     gradient falls below ``tol``.
 
@@ -950,7 +938,8 @@ def _solve_softmax(X, y, C, l2, max_iter, tol):
 
     Returns (W, b, n_iter, converged); the choice is that of :func:`_solve_binary` with
     (D + 1) C parameters: the fit on N features when D >= 2N, Newton's method
-    (:func:`_softmax_fast`) up to ``_NEWTON_PARAMS`` parameters, L-BFGS beyond.
+    (:func:`_softmax_fast`) up to ``_NEWTON_PARAMS`` parameters and ``_HESSIAN_ROWS`` samples,
+    L-BFGS otherwise.
     """
     N, D = X.shape
     if D >= 2 * N:
@@ -958,7 +947,7 @@ def _solve_softmax(X, y, C, l2, max_iter, tol):
         V, b, n_iter, converged = _solve_softmax(Z, y, C, l2, max_iter,
                                                  tol / np.sqrt(Z.shape[1]))
         return back(V), b, n_iter, converged
-    if (D + 1) * C <= _NEWTON_PARAMS:
+    if (D + 1) * C <= _NEWTON_PARAMS and N <= _HESSIAN_ROWS:
         return _softmax_fast(X, y, C, l2, max_iter, tol)
 
     def unpack(theta):
