@@ -233,6 +233,39 @@ def _export(lms, args):
     return EXIT_OK
 
 
+def _report_options(p):
+    p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
+                   help="one folder written by `mlcourse grade` (or grade-merge) per assignment")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="where index.html, figures/ and tables/ go")
+    p.add_argument("--anonymous", action="store_true",
+                   help="aggregates only: no student id anywhere (to share with a class or a "
+                        "committee)")
+    p.add_argument("--threshold", type=float, default=50.0, metavar="PERCENT",
+                   help="list students below this percentage of the maximum on two or more "
+                        "assignments (default 50)")
+    p.add_argument("--config", default=None, metavar="DUE.toml",
+                   help="the due dates of `mlcourse export`, to show late penalties")
+
+
+def _report(class_report, args):
+    if not 0 < args.threshold <= 100:
+        raise UsageError("--threshold must be a percentage in (0, 100]")
+    try:
+        report = class_report.make_report(args.graded, args.out, anonymous=args.anonymous,
+                                          threshold=args.threshold / 100,
+                                          config_path=args.config)
+    except (class_report.GradedFolderError, class_report.ReportError) as exc:
+        raise UsageError(str(exc)) from None  # a folder that is not one: say what is missing
+    students = len({s for r in report.assignments for s in r.students})
+    print(f"wrote the {'anonymous ' if args.anonymous else ''}class report on "
+          f"{len(report.assignments)} assignment(s) and {students} students: "
+          f"{os.path.join(args.out, 'index.html')} (figures/ and tables/ beside it)")
+    for gap in report.gaps:
+        print(f"  note: {gap}")
+    return EXIT_OK
+
+
 def _check_options(p):
     p.add_argument("notebook", metavar="NOTEBOOK",
                    help="your assignment notebook (save it first: the saved file is checked)")
@@ -317,6 +350,14 @@ COMMANDS: dict[str, Command] = {
                       "mlcourse export graded/mle graded/bayes --format canvas --roster "
                       "roster.csv --config due.toml --out canvas.csv",
                       extra=("grading", "nbgrader")),
+    "report": Command("the class report after grading: score distributions, the most "
+                      "frequent failed checks in words, item analysis, failures not about the "
+                      "answer (an offline page with figures and their data)",
+                      "mlcourse_utils.grading.class_report", _report, _report_options,
+                      "mlcourse report graded/mle graded/bayes --out report\n"
+                      "mlcourse report graded/mle graded/bayes --out shared --anonymous\n"
+                      "mlcourse report graded/mle --config due.toml --out report",
+                      extra=("grading", "jinja2")),
     "check": Command("run a notebook's visible tests (for students)",
                      "mlcourse_utils.grading.selfcheck", _check, _check_options,
                      "mlcourse check mle.ipynb\nmlcourse check mle.ipynb --timeout 30\n"

@@ -1199,3 +1199,422 @@ class SoftmaxRegression(_LinearClassifier):
 
     def _class_scores(self, X: ArrayLike) -> FloatArray:
         return self.decision_function(X)            # log p(c | x) + log-sum-exp of the row
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluating classifiers, non-linear features, stochastic gradient descent and the softmax
+# Hessian. (Kept apart from the fitting code above; every function here checks its own inputs.)
+# ---------------------------------------------------------------------------------------------
+
+__all__ += [
+    "confusion_matrix",
+    "precision_recall_f1",
+    "roc_curve",
+    "roc_auc",
+    "polynomial_features",
+    "sgd_logistic_regression",
+    "softmax_nll_hessian",
+]
+
+
+def _check_label_pair(y_true, y_pred, pred_name="y_pred"):
+    """Two 1-D label arrays of one kind (numbers or strings) and the same non-zero length."""
+    arrays = []
+    for name, y in (("y_true", y_true), (pred_name, y_pred)):
+        if isinstance(y, (str, bytes)):
+            raise TypeError(f"{name} must be an array of labels, got a single string")
+        arr = np.asarray(y)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+        if arr.size == 0:
+            raise ValueError(f"{name} is empty; at least one sample is needed")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or inf")
+        if arr.dtype.kind not in "biufUS":
+            raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
+        arrays.append(arr)
+    a, p = arrays
+    if a.shape[0] != p.shape[0]:
+        raise ValueError(f"y_true has {a.shape[0]} entries but {pred_name} has {p.shape[0]}")
+    if (a.dtype.kind in "US") != (p.dtype.kind in "US"):
+        raise TypeError(f"y_true and {pred_name} must both hold numbers or both strings, got "
+                        f"dtypes {a.dtype} and {p.dtype}")
+    return a, p
+
+
+def confusion_matrix(
+    y_true: ArrayLike, y_pred: ArrayLike, labels: ArrayLike | None = None
+) -> NDArray[np.int64]:
+    """Counts of (true class, predicted class) pairs: M[i, j] = #{n : y_n = l_i, yhat_n = l_j}.
+
+    Rows are the true classes and columns the predicted ones, in the order of ``labels``
+    (default: ``np.unique`` of both arrays together), as in scikit-learn's
+    ``confusion_matrix``. For two classes 0 and 1 it is [[TN, FP], [FN, TP]]: the diagonal
+    holds the correct predictions, row sums are the class sizes and column sums the numbers
+    of predictions per class. With ``labels`` given, samples whose true or predicted label is
+    not among them are left out (a way to look at a subset of classes).
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like, shape (N,)
+        Labels of one kind (numbers or strings).
+    labels : array_like, shape (C,), optional
+        Distinct labels, in the order of the rows and columns.
+
+    Returns
+    -------
+    ndarray of int, shape (C, C)
+
+    See the chapter "Logistic regression", section "Evaluating a classifier".
+    """
+    a, p = _check_label_pair(y_true, y_pred)
+    if labels is None:
+        try:
+            labels = np.unique(np.concatenate([a, p]))
+        except TypeError as exc:
+            raise TypeError(f"y_true and y_pred must hold sortable labels: {exc}") from None
+    else:
+        if isinstance(labels, (str, bytes)):
+            raise TypeError("labels must be an array of labels, got a single string")
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.size == 0:
+            raise ValueError(f"labels must be a non-empty 1-D array, got shape {labels.shape}")
+        if (labels.dtype.kind in "US") != (a.dtype.kind in "US"):
+            raise TypeError(f"labels must be of the same kind as y_true (numbers or strings), "
+                            f"got dtypes {labels.dtype} and {a.dtype}")
+        if np.unique(labels).size != labels.size:
+            raise ValueError("labels must be distinct")
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    C = labels.shape[0]
+
+    def codes(y):
+        # position of every label in `labels`, or -1 for a label that is not there
+        at = np.clip(np.searchsorted(ordered, y), 0, C - 1)
+        return np.where(ordered[at] == y, order[at], -1)
+
+    ca, cp = codes(a), codes(p)
+    both = (ca >= 0) & (cp >= 0)
+    counts = np.bincount(ca[both] * C + cp[both], minlength=C * C)
+    return counts.reshape(C, C).astype(np.int64)
+
+
+def precision_recall_f1(y_true: ArrayLike, y_pred: ArrayLike) -> tuple[float, float, float]:
+    """Precision, recall and F1 score of the positive class 1 of a binary classifier.
+
+    With TP, FP and FN the numbers of true positives, false positives and false negatives,
+    precision = TP / (TP + FP) (of the points predicted positive, the fraction that is
+    positive), recall = TP / (TP + FN) (of the positive points, the fraction found) and
+    F1 = 2 TP / (2 TP + FP + FN), the harmonic mean of precision and recall when both are
+    defined. A ratio 0/0 is returned as NaN: precision when nothing is predicted positive,
+    recall when no point is positive, F1 only when both happen (scikit-learn's
+    ``precision_recall_fscore_support(..., average="binary", zero_division=np.nan)``).
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like, shape (N,)
+        Labels 0 or 1 (booleans accepted).
+
+    Returns
+    -------
+    precision, recall, f1 : float
+
+    See the chapter "Logistic regression", section "Evaluating a classifier".
+    """
+    a = as_binary_array(y_true, "y_true", ndim=1, min_size=1)
+    p = as_binary_array(y_pred, "y_pred", ndim=1, min_size=1)
+    if a.shape != p.shape:
+        raise ValueError(f"y_true has {a.shape[0]} entries but y_pred has {p.shape[0]}")
+    tp = float(np.sum(a * p))
+    fp = float(np.sum(p)) - tp
+    fn = float(np.sum(a)) - tp
+
+    def ratio(num, den):
+        return num / den if den > 0 else float("nan")
+
+    return ratio(tp, tp + fp), ratio(tp, tp + fn), ratio(2 * tp, 2 * tp + fp + fn)
+
+
+def _check_scores(y_true, scores):
+    y = as_binary_array(y_true, "y_true", ndim=1, min_size=1)
+    s = as_float_array(scores, "scores", ndim=1)
+    if s.shape != y.shape:
+        raise ValueError(f"y_true has {y.shape[0]} entries but scores has {s.shape[0]}")
+    n_pos = int(y.sum())
+    if n_pos == 0 or n_pos == y.shape[0]:
+        raise ValueError(f"y_true holds only the label {int(y[0])}; the ROC curve needs "
+                         "both positive (1) and negative (0) samples")
+    return y, s
+
+
+def roc_curve(y_true: ArrayLike, scores: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The ROC curve: false and true positive rates of "positive when score >= t" for every t.
+
+    Predicting class 1 for the points whose score is at least a threshold t gives the
+    true positive rate TPR(t) = #{positives with s >= t} / N_+ and the false positive rate
+    FPR(t) = #{negatives with s >= t} / N_-. As t decreases past each distinct score, both
+    rates jump up (by the points that have that score), so the curve is the polyline through
+    (FPR(t), TPR(t)) for t = +inf (nothing predicted positive: (0, 0)) and then every
+    distinct score from the largest to the smallest (everything positive: (1, 1)). Tied
+    scores give one point, so a tie between a positive and a negative is a diagonal segment.
+    This is scikit-learn's ``roc_curve(..., drop_intermediate=False)``.
+
+    Parameters
+    ----------
+    y_true : array_like, shape (N,)
+        Labels 0 or 1, both present.
+    scores : array_like, shape (N,)
+        Finite scores; larger means "more likely positive" (probabilities, log-odds, ...).
+
+    Returns
+    -------
+    fpr, tpr : ndarray, shape (K + 1,)
+        Increasing, from 0 to 1; K is the number of distinct scores.
+    thresholds : ndarray, shape (K + 1,)
+        +inf, then the distinct scores in decreasing order.
+
+    See the chapter "Logistic regression", section "Evaluating a classifier".
+    """
+    y, s = _check_scores(y_true, scores)
+    order = np.argsort(-s, kind="stable")
+    s, y = s[order], y[order]
+    last = np.flatnonzero(np.append(s[1:] != s[:-1], True))  # last index of each distinct score
+    tp = np.cumsum(y)[last]
+    fp = (last + 1) - tp
+    fpr = np.concatenate([[0.0], fp / fp[-1]])
+    tpr = np.concatenate([[0.0], tp / tp[-1]])
+    return fpr, tpr, np.concatenate([[np.inf], s[last]])
+
+
+def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float:
+    """Area under the ROC curve: the probability that a random positive outranks a random negative.
+
+    AUC = P(s_+ > s_-) + (1/2) P(s_+ = s_-) for a positive and a negative drawn independently
+    and uniformly from the data: the fraction of the N_+ N_- (positive, negative) pairs that
+    are ordered correctly, ties counting one half. It equals the area under the polyline of
+    :func:`roc_curve` (the Mann–Whitney statistic divided by N_+ N_-), and is computed from
+    the ranks of the scores (ties get the mean of their ranks): with R_+ the sum of the ranks
+    of the positives, AUC = (R_+ - N_+ (N_+ + 1) / 2) / (N_+ N_-). 1 means every positive
+    scores above every negative, 1/2 is what random scores give on average, and reversing
+    the scores turns AUC into 1 - AUC.
+
+    Parameters
+    ----------
+    y_true : array_like, shape (N,)
+        Labels 0 or 1, both present.
+    scores : array_like, shape (N,)
+        Finite scores; larger means "more likely positive".
+
+    Returns
+    -------
+    float
+
+    See the chapter "Logistic regression", section "Evaluating a classifier".
+    """
+    from scipy.stats import rankdata
+
+    y, s = _check_scores(y_true, scores)
+    n_pos = float(y.sum())
+    n_neg = y.shape[0] - n_pos
+    ranks = rankdata(s)                             # 1..N, ties get their mean rank
+    return float((ranks @ y - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def polynomial_features(X: ArrayLike, degree: int) -> FloatArray:
+    """All products of the features of total degree 1 to ``degree`` (no constant column).
+
+    For features x_1..x_D the columns are the monomials x_{i_1} x_{i_2} ... x_{i_k} with
+    i_1 <= ... <= i_k and 1 <= k <= degree, grouped by degree and, within a degree, in
+    lexicographic order of (i_1, ..., i_k): for D = 2 and degree 2, x_1, x_2, x_1^2,
+    x_1 x_2, x_2^2. That is scikit-learn's ``PolynomialFeatures(degree,
+    include_bias=False)``; the constant is left out because the models have a bias b.
+    There are C(D + degree, degree) - 1 columns. A linear classifier on these features has
+    a decision boundary that is a polynomial curve of that degree in the original features.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    degree : int
+        At least 1 (degree 1 returns a copy of X).
+
+    Returns
+    -------
+    ndarray, shape (N, C(D + degree, degree) - 1)
+
+    See the chapter "Logistic regression", section "Curved boundaries from non-linear
+    features".
+    """
+    X = _check_X(X)
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
+        raise ValueError(f"degree must be a positive integer, got {degree!r}")
+    D = X.shape[1]
+    # In lexicographic order, the monomials of degree k with first index d are x_d times the
+    # monomials of degree k - 1 whose first index is at least d, and those form a contiguous
+    # run at the end of degree k - 1: from position first[d] of that degree on.
+    columns = [X[:, d] for d in range(D)]
+    first, start = list(range(D)), 0                # degree 1: monomial d is at position d
+    for _ in range(2, int(degree) + 1):
+        end = len(columns)
+        new_first = []
+        for d in range(D):                          # a loop over features, not samples
+            new_first.append(len(columns) - end)
+            columns.extend(X[:, d] * columns[c] for c in range(start + first[d], end))
+        first, start = new_first, end
+    return np.column_stack(columns)
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def sgd_logistic_regression(
+    X: ArrayLike,
+    y: ArrayLike,
+    l2: float = 1.0,
+    batch_size: int = 16,
+    lr: float = 0.5,
+    decay: float = 1.0,
+    n_epochs: int = 20,
+    seed: int | np.random.Generator = 0,
+) -> tuple[FloatArray, float, FloatArray]:
+    """Minibatch stochastic gradient descent on the penalised log loss of :func:`logistic_nll`.
+
+    The objective is the one of :func:`fit_logistic_regression`, divided by N so that a step
+    size does not depend on the size of the data: F(w, b) = L(w, b) / N =
+    (1/N) sum_n -log p(y_n | x_n) + (l2 / 2N) ||w||^2. Every epoch visits the samples in a new
+    random order, in minibatches B of ``batch_size`` samples (the last one may be smaller).
+    Each minibatch gives an unbiased estimate of the gradient of F,
+
+        g_w = (1/|B|) sum_{n in B} (sigma(a_n) - y_n) x_n + (l2 / N) w,
+        g_b = (1/|B|) sum_{n in B} (sigma(a_n) - y_n),
+
+    and one step w <- w - eta_t g_w, b <- b - eta_t g_b, with the decreasing step size
+    eta_t = lr / (1 + decay t / T) after t steps, where T is the number of steps per epoch:
+    the step falls to lr / (1 + decay) after one epoch and to lr / (1 + k decay) after k.
+    With decay > 0 the steps satisfy the conditions of Robbins and Monro (1951),
+    sum_t eta_t = inf and sum_t eta_t^2 < inf, under which the iterates converge to the
+    minimiser; with decay = 0 the step is constant and the iterates only reach a region
+    around the minimiser whose size grows with lr. Starts from w = 0, b = 0.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, D)
+    y : array_like, shape (N,)
+        Labels 0 or 1.
+    l2 : float, default 1
+        Penalty strength lambda >= 0 of the summed loss, as in :func:`fit_logistic_regression`.
+    batch_size : int, default 16
+        Samples per step (N gives full-batch gradient descent on F).
+    lr : float, default 0.5
+        The first step size, > 0.
+    decay : float, default 1
+        How fast the step size decreases, >= 0 (0: a constant step).
+    n_epochs : int, default 20
+        Passes over the data.
+    seed : int or numpy Generator, default 0
+        The random order of the samples.
+
+    Returns
+    -------
+    w : ndarray, shape (D,)
+    b : float
+    losses : ndarray, shape (n_epochs + 1,)
+        The penalised loss L(w, b) (summed, as :func:`logistic_nll` with ``l2``) at the start
+        and after every epoch.
+
+    See the chapter "Logistic regression", section "Stochastic gradient descent".
+    """
+    X = _check_X(X)
+    y = as_binary_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+    l2 = as_float(l2, "l2", low=0.0)
+    batch_size = _positive_int(batch_size, "batch_size")
+    lr = as_float(lr, "lr", low=0.0, low_open=True)
+    decay = as_float(decay, "decay", low=0.0)
+    n_epochs = _positive_int(n_epochs, "n_epochs")
+    if isinstance(seed, np.random.Generator):
+        rng = seed
+    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        rng = np.random.default_rng(int(seed))
+    else:
+        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
+    return _sgd(X, y, l2, batch_size, lr, decay, n_epochs, rng)
+
+
+def _sgd(X, y, l2, batch_size, lr, decay, n_epochs, rng):
+    """Minibatch SGD on L(w, b) / N for checked inputs; see :func:`sgd_logistic_regression`."""
+    N, D = X.shape
+    steps_per_epoch = -(-N // batch_size)           # T = ceil(N / batch_size)
+    w, b, t = np.zeros(D), 0.0, 0
+    losses = [_binary_nll_and_grad(w, b, X, y, l2)[0]]
+    for _ in range(n_epochs):
+        order = rng.permutation(N)                  # a new random order every epoch
+        for start in range(0, N, batch_size):       # a loop over minibatches
+            batch = order[start:start + batch_size]
+            Xb = X[batch]
+            with np.errstate(under="ignore"):
+                r = _sigmoid(Xb @ w + b) - y[batch]  # residuals sigma(a_n) - y_n
+            eta = lr / (1.0 + decay * t / steps_per_epoch)
+            w = w - eta * (r @ Xb / len(batch) + (l2 / N) * w)
+            b = b - eta * float(np.mean(r))
+            t += 1
+        losses.append(_binary_nll_and_grad(w, b, X, y, l2)[0])
+    return w, float(b), np.array(losses)
+
+
+def softmax_nll_hessian(
+    W: ArrayLike, b: ArrayLike, X: ArrayLike, l2: float = 0.0
+) -> FloatArray:
+    """Hessian of :func:`softmax_nll` with respect to all weights and biases.
+
+    The parameters are ordered class by class, theta = (w~_1, ..., w~_C) with
+    w~_c = (w_c, b_c) (the D weights of class c followed by its bias), and with
+    x~_n = (x_n, 1) and p_n = softmax(x_n^T W + b) the Hessian is the sum of Kronecker
+    products
+
+        H = sum_n (diag(p_n) - p_n p_n^T) kron (x~_n x~_n^T) + l2 * (I_C kron diag(1, ..., 1, 0)),
+
+    a ((D + 1) C, (D + 1) C) matrix; block (c, c') is sum_n (delta_cc' p_nc - p_nc p_nc')
+    x~_n x~_n^T. It does not depend on the labels. Each term is positive semi-definite (a
+    covariance matrix of the one-hot class vector, times an outer product), so the loss is
+    convex. It is singular when l2 = 0: adding the same vector to every w~_c changes no
+    probability, and H (1_C kron v) = 0 for every v in R^(D + 1).
+
+    Parameters
+    ----------
+    W : array_like, shape (D, C)
+    b : array_like, shape (C,)
+    X : array_like, shape (N, D)
+    l2 : float, default 0
+
+    Returns
+    -------
+    ndarray, shape ((D + 1) C, (D + 1) C)
+
+    See the chapter "Logistic regression", section "More than two classes: softmax
+    regression".
+    """
+    X = as_2d_float_array(X, "X", min_rows=1)
+    W = as_float_array(W, "W", ndim=2)
+    b = as_float_array(b, "b", ndim=1)
+    if W.shape[0] != X.shape[1]:
+        raise ValueError(f"W has {W.shape[0]} rows but X has {X.shape[1]} columns (features)")
+    if b.shape[0] != W.shape[1]:
+        raise ValueError(f"b has {b.shape[0]} entries but W has {W.shape[1]} columns (classes)")
+    l2 = as_float(l2, "l2", low=0.0)
+    (N, D), C = X.shape, W.shape[1]
+    Xt = np.column_stack([X, np.ones(N)])           # rows x~_n = (x_n, 1)
+    _, P = _log_softmax_rows(X @ W + b)
+    # sum_n diag(p_n) kron x~_n x~_n^T: block c on the diagonal is X~^T diag(p_.c) X~
+    H = np.zeros((C, D + 1, C, D + 1))
+    for c in range(C):                              # a loop over classes
+        H[c, :, c, :] = (Xt * P[:, c:c + 1]).T @ Xt
+    # minus sum_n (p_n kron x~_n)(p_n kron x~_n)^T
+    Z = (P[:, :, None] * Xt[:, None, :]).reshape(N, C * (D + 1))
+    H = H.reshape(C * (D + 1), C * (D + 1)) - Z.T @ Z
+    penalised = np.tile(np.append(np.ones(D), 0.0), C)
+    H[np.diag_indices_from(H)] += l2 * penalised
+    return 0.5 * (H + H.T)                          # exactly symmetric

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
@@ -551,3 +553,31 @@ def plot_generative_story(ax: Axes, nodes: Mapping[str, Sequence[Any]],
         spine.set_visible(False)
     ax.grid(False)
     return ax
+
+
+# --- Figures as files (reports, handouts) ---
+
+__all__ += ["save_figure"]
+
+
+def save_figure(fig: Figure, stem: str | os.PathLike[str],
+                formats: Sequence[str] = ("svg", "png")) -> list[Path]:
+    """Write ``fig`` to ``stem.svg``, ``stem.png`` (one file per format) and close it.
+
+    The files are reproducible: the same figure gives the same bytes (no creation date, fixed
+    SVG element ids), so regenerated files diff cleanly. PNGs use the course's resolution
+    (``RC["savefig.dpi"]``). Returns the written paths in the order of ``formats``.
+    """
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "mlcourse", "svg.fonttype": "path"}):
+            for fmt in formats:
+                path = stem.with_name(f"{stem.name}.{fmt}")
+                metadata = {"Date": None} if fmt in ("svg", "pdf") else {"Software": None}
+                fig.savefig(path, format=fmt, dpi=RC["savefig.dpi"], metadata=metadata)
+                written.append(path)
+    finally:
+        plt.close(fig)
+    return written

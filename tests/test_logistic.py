@@ -862,3 +862,498 @@ def test_large_nearly_separable_data_matches_sklearn():
     assert_allclose(bb, sk.intercept_ - sk.intercept_.mean(), atol=1e-6)
     gW, gbb = softmax_nll_grad(W, bb, X, y, 1.0)
     assert max(np.abs(gW).max(), np.abs(gbb).max()) <= 1e-8
+
+
+# ---------------------------------------------- evaluating classifiers: confusion, PR, ROC, AUC
+# (The functions of the chapter's sections "Evaluating a classifier", "Curved boundaries from
+# non-linear features", "Stochastic gradient descent" and the softmax Hessian.)
+
+
+def test_confusion_matrix_by_hand():
+    """y_true (0, 0, 1, 1, 1), y_pred (0, 1, 1, 1, 0): one true negative, one false positive,
+    one false negative and two true positives, so [[TN, FP], [FN, TP]] = [[1, 1], [1, 2]]."""
+    from mlcourse_utils.logistic import confusion_matrix
+
+    M = confusion_matrix([0, 0, 1, 1, 1], [0, 1, 1, 1, 0])
+    assert_array_equal(M, [[1, 1], [1, 2]])
+    assert M.dtype == np.int64
+    # reordered labels reorder rows and columns; a label nobody has gives a row of zeros
+    assert_array_equal(confusion_matrix([0, 0, 1, 1, 1], [0, 1, 1, 1, 0], labels=[1, 0, 7]),
+                       [[2, 1, 0], [1, 1, 0], [0, 0, 0]])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_confusion_matrix_matches_sklearn(seed):
+    """Random string labels of four classes (one never predicted), with and without labels."""
+    from sklearn.metrics import confusion_matrix as sk_confusion_matrix
+
+    from mlcourse_utils.logistic import confusion_matrix
+
+    rng = np.random.default_rng(seed)
+    names = np.array(["ant", "bee", "cat", "dog"])
+    y_true = names[rng.integers(0, 4, size=200)]
+    y_pred = names[rng.integers(0, 3, size=200)]
+    M = confusion_matrix(y_true, y_pred)
+    assert_array_equal(M, sk_confusion_matrix(y_true, y_pred))
+    assert_array_equal(M.sum(axis=1), [np.sum(y_true == n) for n in names])
+    subset = ["dog", "ant", "cat"]
+    assert_array_equal(confusion_matrix(y_true, y_pred, labels=subset),
+                       sk_confusion_matrix(y_true, y_pred, labels=subset))
+
+
+@pytest.mark.parametrize("args, kwargs, exc, match", [
+    (([0, 1], [0, 1, 1]), {}, ValueError, "y_true has 2 entries but y_pred has 3"),
+    (([[0, 1]], [[0, 1]]), {}, ValueError, "y_true must be 1-D"),
+    (([], []), {}, ValueError, "y_true is empty"),
+    ((["a", "b"], [0, 1]), {}, TypeError, "both hold numbers or both strings"),
+    (([0, 1], [0, 1]), {"labels": [0, 0, 1]}, ValueError, "labels must be distinct"),
+    (([0, 1], [0, 1]), {"labels": ["a"]}, TypeError, "labels must be of the same kind"),
+    (([0.0, np.nan], [0, 1]), {}, ValueError, "y_true contains NaN"),
+])
+def test_confusion_matrix_bad_inputs(args, kwargs, exc, match):
+    from mlcourse_utils.logistic import confusion_matrix
+
+    with pytest.raises(exc, match=match):
+        confusion_matrix(*args, **kwargs)
+
+
+def test_precision_recall_f1_by_hand():
+    """TP = 3, FP = 1, FN = 2: precision 3/4, recall 3/5, F1 = 2*3 / (2*3 + 1 + 2) = 2/3,
+    which is also the harmonic mean 2 (3/4)(3/5) / (3/4 + 3/5) = (9/10) / (27/20)."""
+    from mlcourse_utils.logistic import precision_recall_f1
+
+    y_true = [1, 1, 1, 1, 1, 0, 0, 0]
+    y_pred = [1, 1, 1, 0, 0, 1, 0, 0]
+    precision, recall, f1 = precision_recall_f1(y_true, y_pred)
+    assert_allclose([precision, recall, f1], [3 / 4, 3 / 5, 2 / 3], rtol=few_ops(2))
+    assert all(isinstance(v, float) for v in (precision, recall, f1))
+
+
+@pytest.mark.parametrize("y_true, y_pred", [
+    (np.random.default_rng(3).integers(0, 2, 300), np.random.default_rng(4).integers(0, 2, 300)),
+    ([0, 0, 1], [0, 0, 0]),          # nothing predicted positive: precision 0/0
+    ([0, 0, 0], [0, 1, 0]),          # no positive point: recall 0/0, F1 = 0
+    ([0, 0, 0], [0, 0, 0]),          # neither: all three 0/0
+    ([1, 0, 0], [0, 1, 0]),          # TP = 0 with both defined: all three 0
+    ([True, False, True], [True, True, True]),
+])
+def test_precision_recall_f1_matches_sklearn(y_true, y_pred):
+    """scikit-learn's binary scores with zero_division=nan, also where a ratio is 0/0. Each is
+    a ratio of exact integer counts (one rounding), F1 perhaps via the harmonic mean of the
+    two (a few more), so they agree to a few operations' rounding."""
+    from sklearn.metrics import precision_recall_fscore_support
+
+    from mlcourse_utils.logistic import precision_recall_f1
+
+    expected = precision_recall_fscore_support(y_true, y_pred, average="binary",
+                                               zero_division=np.nan)[:3]
+    assert_allclose(precision_recall_f1(y_true, y_pred), expected, rtol=few_ops(8))
+
+
+def test_precision_recall_f1_bad_inputs():
+    from mlcourse_utils.logistic import precision_recall_f1
+
+    with pytest.raises(ValueError, match="y_pred must be binary"):
+        precision_recall_f1([0, 1], [0, 2])
+    with pytest.raises(ValueError, match="y_true has 2 entries but y_pred has 3"):
+        precision_recall_f1([0, 1], [0, 1, 1])
+
+
+def test_roc_curve_by_hand():
+    """Labels (0, 0, 1, 1) with scores (0.1, 0.4, 0.35, 0.8). From the top score down: 0.8 is a
+    positive (TPR 1/2), 0.4 a negative (FPR 1/2), 0.35 a positive (TPR 1), 0.1 a negative
+    (FPR 1). Points (0,0), (0,1/2), (1/2,1/2), (1/2,1), (1,1); thresholds inf then the scores."""
+    from mlcourse_utils.logistic import roc_curve
+
+    fpr, tpr, thresholds = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    assert_array_equal(fpr, [0, 0, 0.5, 0.5, 1])
+    assert_array_equal(tpr, [0, 0.5, 0.5, 1, 1])
+    assert_array_equal(thresholds, [np.inf, 0.8, 0.4, 0.35, 0.1])
+
+
+def test_roc_curve_ties_give_one_diagonal_step():
+    """Scores (3, 2, 2, 1) with labels (1, 1, 0, 0): the tie at 2 holds one positive and one
+    negative, so the curve goes from (0, 1/2) straight to (1/2, 1) in one point."""
+    from mlcourse_utils.logistic import roc_curve
+
+    fpr, tpr, thresholds = roc_curve([1, 1, 0, 0], [3, 2, 2, 1])
+    assert_array_equal(fpr, [0, 0, 0.5, 1])
+    assert_array_equal(tpr, [0, 0.5, 1, 1])
+    assert_array_equal(thresholds, [np.inf, 3, 2, 1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_roc_curve_matches_sklearn_with_ties(seed):
+    """Scores rounded to one decimal (many ties) against roc_curve(drop_intermediate=False).
+    The rates are exact integer counts divided once; the thresholds are the scores themselves."""
+    from sklearn.metrics import roc_curve as sk_roc_curve
+
+    from mlcourse_utils.logistic import roc_curve
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=150)
+    scores = np.round(rng.normal(size=150) + y, 1)
+    ours = roc_curve(y, scores)
+    theirs = sk_roc_curve(y, scores, drop_intermediate=False)
+    for a, b in zip(ours, theirs, strict=True):
+        assert_allclose(a, b, rtol=few_ops(2))
+
+
+def test_roc_auc_by_hand():
+    """The four points above: of the 2 x 2 (positive, negative) pairs, 0.8 beats both
+    negatives and 0.35 beats 0.1 but not 0.4, so AUC = 3/4. With ties, scores (1, 2, 2, 3)
+    for labels (0, 0, 1, 1): the positive 2 beats 1 and ties 2, the positive 3 beats both,
+    AUC = (1 + 1/2 + 1 + 1) / 4 = 7/8. One tied pair alone gives 1/2."""
+    from mlcourse_utils.logistic import roc_auc
+
+    # ranks are exact half-integers and their sums exact: only the last division rounds
+    assert roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]) == pytest.approx(0.75, rel=few_ops(4))
+    assert roc_auc([0, 0, 1, 1], [1, 2, 2, 3]) == pytest.approx(7 / 8, rel=few_ops(4))
+    assert roc_auc([0, 1], [5.0, 5.0]) == pytest.approx(0.5, rel=few_ops(4))
+    assert roc_auc([0, 1], [0.0, 1.0]) == 1.0
+    assert roc_auc([1, 0], [0.0, 1.0]) == 0.0
+
+
+@pytest.mark.parametrize("seed, decimals", [(0, 0), (1, 1), (2, 3), (3, 12)])
+def test_roc_auc_matches_sklearn_pairs_and_the_area(seed, decimals):
+    """Against roc_auc_score, against a count over all (positive, negative) pairs (ties one
+    half) and against the trapezoid area under our own roc_curve. Each is a sum of at most
+    N+ N- non-negative terms (pairs) or N terms (trapezoids, ranks), so two of them differ by
+    at most the bound of two summation orders of N+ N- terms."""
+    from sklearn.metrics import roc_auc_score
+
+    from mlcourse_utils.logistic import roc_auc, roc_curve
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=120)
+    scores = np.round(rng.normal(size=120) + 0.8 * y, decimals)     # decimals 0: heavy ties
+    auc = roc_auc(y, scores)
+    pos, neg = scores[y == 1], scores[y == 0]
+    rtol = sum_rtol(pos.size * neg.size)
+    pairs = (np.sum(pos[:, None] > neg[None, :]) + 0.5 * np.sum(pos[:, None] == neg[None, :]))
+    assert auc == pytest.approx(pairs / (pos.size * neg.size), rel=rtol)
+    assert auc == pytest.approx(roc_auc_score(y, scores), rel=rtol)
+    fpr, tpr, _ = roc_curve(y, scores)
+    assert auc == pytest.approx(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2), rel=rtol)
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(-5, 5)), min_size=2, max_size=40))
+@settings(max_examples=100, deadline=None)
+def test_roc_auc_reversed_scores_and_monotone_transforms(pairs):
+    """Reversing the scores turns AUC into 1 - AUC (a won pair becomes a lost one, a tie stays
+    a tie); an increasing transformation of the scores changes nothing (only the order counts).
+    The rank sums are exact, so each AUC is within one rounding of its true value."""
+    from mlcourse_utils.logistic import roc_auc
+
+    y = np.array([p[0] for p in pairs])
+    s = np.array([p[1] for p in pairs], dtype=float)
+    if y.min() == y.max():
+        return
+    auc = roc_auc(y, s)
+    assert roc_auc(y, -s) == pytest.approx(1 - auc, abs=few_ops(4))
+    assert roc_auc(y, np.exp(s) + 3 * s) == pytest.approx(auc, abs=few_ops(4))
+
+
+@pytest.mark.parametrize("func", ["roc_curve", "roc_auc"])
+@pytest.mark.parametrize("args, match", [
+    (([1, 1, 1], [0.1, 0.2, 0.3]), "y_true holds only the label 1"),
+    (([0, 1], [0.1, np.nan]), "scores contains NaN"),
+    (([0, 1], [0.1, 0.2, 0.3]), "y_true has 2 entries but scores has 3"),
+    (([0, 2], [0.1, 0.2]), "y_true must be binary"),
+])
+def test_roc_bad_inputs(func, args, match):
+    from mlcourse_utils import logistic
+
+    with pytest.raises(ValueError, match=match):
+        getattr(logistic, func)(*args)
+
+
+# ------------------------------------------------------------------------- polynomial features
+
+
+def test_polynomial_features_by_hand():
+    """(x1, x2) = (2, 3), degree 2: x1, x2, x1^2, x1 x2, x2^2 = 2, 3, 4, 6, 9; degree 3 adds
+    x1^3, x1^2 x2, x1 x2^2, x2^3 = 8, 12, 18, 27."""
+    from mlcourse_utils.logistic import polynomial_features
+
+    assert_array_equal(polynomial_features([[2.0, 3.0]], 2), [[2, 3, 4, 6, 9]])
+    assert_array_equal(polynomial_features([[2.0, 3.0]], 3),
+                       [[2, 3, 4, 6, 9, 8, 12, 18, 27]])
+    assert_array_equal(polynomial_features([[2.0], [-1.0]], 3), [[2, 4, 8], [-1, 1, -1]])
+
+
+@pytest.mark.parametrize("D, degree", [(1, 5), (2, 2), (3, 3), (4, 4), (6, 2)])
+def test_polynomial_features_matches_sklearn(D, degree):
+    """Same columns in the same order as PolynomialFeatures(include_bias=False); their number
+    is C(D + degree, degree) - 1 (monomials of degree <= p in D variables, minus the constant).
+    Each entry is a product of at most 5 factors, multiplied in perhaps another order: at most
+    4 roundings on each side."""
+    from math import comb
+
+    from sklearn.preprocessing import PolynomialFeatures
+
+    from mlcourse_utils.logistic import polynomial_features
+
+    X = np.random.default_rng(D).normal(size=(30, D))
+    ours = polynomial_features(X, degree)
+    assert ours.shape == (30, comb(D + degree, degree) - 1)
+    theirs = PolynomialFeatures(degree, include_bias=False).fit_transform(X)
+    assert_allclose(ours, theirs, rtol=few_ops(8), atol=0)
+
+
+@pytest.mark.parametrize("degree", [0, -1, 1.5, True, "2"])
+def test_polynomial_features_bad_degree(degree):
+    from mlcourse_utils.logistic import polynomial_features
+
+    with pytest.raises(ValueError, match="degree must be a positive integer"):
+        polynomial_features([[1.0, 2.0]], degree)
+
+
+def test_polynomial_features_bad_X():
+    from mlcourse_utils.logistic import polynomial_features
+
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        polynomial_features([1.0, 2.0], 2)
+
+
+# ------------------------------------------------------------------ stochastic gradient descent
+
+
+def _sgd_problem(seed=21, N=2000):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, 3))
+    y = (rng.random(N) < expit(X @ np.array([1.5, -1.0, 0.5]) + 0.3)).astype(int)
+    return X, y
+
+
+def test_sgd_first_full_batch_step_by_hand():
+    """X = (1, 2, -1), y = (1, 1, 0), one batch of all three, lr = 1. At w = b = 0 every
+    sigma is 1/2, so the mean gradient is ((1/2 - 1) 1 + (1/2 - 1) 2 + (1/2) (-1)) / 3 = -2/3
+    for w and (-1/2 - 1/2 + 1/2) / 3 = -1/6 for b (the penalty is 0 at w = 0): the step gives
+    w = 2/3, b = 1/6. The loss at the start is 3 log 2."""
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    w, b, losses = sgd_logistic_regression([[1.0], [2.0], [-1.0]], [1, 1, 0], l2=5.0,
+                                           batch_size=3, lr=1.0, n_epochs=1)
+    assert_allclose(w, [2 / 3], rtol=few_ops(8))
+    assert b == pytest.approx(1 / 6, rel=few_ops(8))
+    assert losses[0] == pytest.approx(3 * np.log(2), rel=few_ops(8))
+    assert losses[1] == pytest.approx(logistic_nll(w, b, [[1.0], [2.0], [-1.0]], [1, 1, 0], 5.0))
+
+
+def test_sgd_full_batch_constant_step_is_gradient_descent():
+    """With one batch of all N samples and no decay, every step is a gradient step on L / N
+    with step lr, i.e. on L with step lr / N: fit_logistic_regression(lr=lr / N) after as many
+    steps. Only the order of the sums differs (rounding of sums of N terms)."""
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    X, y = _sgd_problem(N=300)
+    w, b, losses = sgd_logistic_regression(X, y, l2=2.0, batch_size=300, lr=0.8, decay=0.0,
+                                           n_epochs=25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        w_gd, b_gd = fit_logistic_regression(X, y, l2=2.0, lr=0.8 / 300, max_iter=25, tol=0.0)
+    assert_allclose(np.append(w, b), np.append(w_gd, b_gd), rtol=1e-10, atol=1e-12)
+    assert np.all(np.diff(losses) < 0)     # a step below 2 / L never increases the loss
+
+
+def test_sgd_converges_to_the_full_batch_optimum():
+    """The steps lr / (1 + t / T) satisfy Robbins and Monro's conditions, so the iterates
+    converge to the minimiser of the penalised loss (scikit-learn's LogisticRegression(C=1/l2)
+    optimum, see test_fit_matches_sklearn_on_random_data), with an error that shrinks like
+    1/sqrt(t). On this well-conditioned problem 50 epochs bring it below 1e-2 (observed about
+    2e-3) and 200 epochs below a third of that."""
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    X, y = _sgd_problem()
+    sk = _sklearn_fit(X, y, 1.0)
+    optimum = np.append(sk.coef_[0], sk.intercept_)
+    w50, b50, losses = sgd_logistic_regression(X, y, l2=1.0, n_epochs=50)
+    w200, b200, _ = sgd_logistic_regression(X, y, l2=1.0, n_epochs=200)
+    err50 = np.abs(np.append(w50, b50) - optimum).max()
+    err200 = np.abs(np.append(w200, b200) - optimum).max()
+    assert err50 < 1e-2
+    assert err200 < err50 / 3
+    assert losses[-1] >= logistic_nll(sk.coef_[0], sk.intercept_[0], X, y, 1.0) - 1e-9
+
+
+def test_sgd_and_sklearn_sgdclassifier_approach_the_same_optimum():
+    """SGDClassifier(loss="log_loss", alpha) minimises mean log loss + (alpha/2)||w||^2, which
+    is our L / N when alpha = l2 / N. Both stochastic fits land near the same full-batch
+    optimum; ours (steps lr / (1 + t/T)) is at least as close as scikit-learn's default
+    "optimal" schedule after the same number of epochs."""
+    from sklearn.linear_model import SGDClassifier
+
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    X, y = _sgd_problem()
+    N = X.shape[0]
+    w_star, b_star = fit_logistic_regression(X, y, l2=1.0)
+    optimum = np.append(w_star, b_star)
+    sk = SGDClassifier(loss="log_loss", alpha=1.0 / N, max_iter=200, tol=None,
+                       random_state=0).fit(X, y)
+    w, b, _ = sgd_logistic_regression(X, y, l2=1.0, n_epochs=200)
+    err_sk = np.abs(np.append(sk.coef_[0], sk.intercept_) - optimum).max()
+    err_ours = np.abs(np.append(w, b) - optimum).max()
+    assert err_sk < 0.05
+    assert err_ours <= err_sk
+
+
+def test_sgd_constant_step_stalls_decreasing_step_converges():
+    """With a constant step the gradient noise keeps the iterates in a region around the
+    minimiser; with the decreasing step they keep approaching it."""
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    X, y = _sgd_problem()
+    w_star, b_star = fit_logistic_regression(X, y, l2=1.0)
+    loss_star = logistic_nll(w_star, b_star, X, y, 1.0)
+    _, _, constant = sgd_logistic_regression(X, y, l2=1.0, lr=2.0, decay=0.0, n_epochs=100)
+    _, _, decreasing = sgd_logistic_regression(X, y, l2=1.0, lr=2.0, decay=1.0, n_epochs=100)
+    assert np.min(constant[50:] - loss_star) > 10 * (decreasing[-1] - loss_star)
+
+
+def test_sgd_is_reproducible_and_accepts_a_generator():
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    X, y = _sgd_problem(N=200)
+    first = sgd_logistic_regression(X, y, n_epochs=3, seed=7)
+    again = sgd_logistic_regression(X, y, n_epochs=3, seed=np.random.default_rng(7))
+    for a, b in zip(first, again, strict=True):
+        assert_array_equal(a, b)
+    other = sgd_logistic_regression(X, y, n_epochs=3, seed=8)
+    assert not np.array_equal(first[0], other[0])
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"batch_size": 0}, ValueError, "batch_size must be a positive integer"),
+    ({"n_epochs": 2.5}, ValueError, "n_epochs must be a positive integer"),
+    ({"lr": 0.0}, ValueError, "lr must be > 0"),
+    ({"decay": -1.0}, ValueError, "decay must be >= 0"),
+    ({"l2": -1.0}, ValueError, "l2 must be >= 0"),
+    ({"seed": -3}, ValueError, "seed must be a non-negative integer"),
+    ({"y": [0, 1, 2]}, ValueError, "y must be binary"),
+    ({"y": [0, 1]}, ValueError, "X has 3 rows but y has 2"),
+])
+def test_sgd_bad_inputs(kwargs, exc, match):
+    from mlcourse_utils.logistic import sgd_logistic_regression
+
+    args = {"X": [[0.0], [1.0], [2.0]], "y": [0, 1, 1]}
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        sgd_logistic_regression(**args)
+
+
+# --------------------------------------------------------------------------- softmax Hessian
+
+
+def _softmax_flat_grad(theta, X, y, C, l2):
+    """softmax_nll_grad in the Hessian's order: class by class, (w_c, b_c)."""
+    D = X.shape[1]
+    T = theta.reshape(C, D + 1)
+    gW, gb = softmax_nll_grad(T[:, :D].T, T[:, D], X, y, l2)
+    return np.column_stack([gW.T, gb]).ravel()
+
+
+@pytest.mark.parametrize("l2", [0.0, 0.7])
+def test_softmax_hessian_matches_finite_differences(l2):
+    """Central differences of the exact gradient, (g(theta + h e) - g(theta - h e)) / 2h,
+    have truncation error h^2/6 |g'''| (about 1e-10 here with h = 1e-5 and N = 30 samples
+    whose third derivatives are O(1)) plus rounding of about eps |g| / h (about 1e-10), so
+    they match the Hessian to 1e-7 absolute on entries of size up to 10."""
+    from mlcourse_utils.logistic import softmax_nll_hessian
+
+    rng = np.random.default_rng(5)
+    N, D, C = 30, 3, 4
+    X, W, b = rng.normal(size=(N, D)), rng.normal(size=(D, C)), rng.normal(size=C)
+    y = rng.integers(0, C, size=N)
+    H = softmax_nll_hessian(W, b, X, l2=l2)
+    theta = np.column_stack([W.T, b]).ravel()
+    h = 1e-5
+    H_fd = np.column_stack([
+        (_softmax_flat_grad(theta + h * e, X, y, C, l2)
+         - _softmax_flat_grad(theta - h * e, X, y, C, l2)) / (2 * h)
+        for e in np.eye(theta.size)])
+    assert H.shape == ((D + 1) * C, (D + 1) * C)
+    assert_allclose(H, H_fd, atol=1e-7)
+    assert_array_equal(H, H.T)
+
+
+def test_softmax_hessian_one_sample_by_hand():
+    """One sample x = 1 with W = 0, b = 0 and C = 2: p = (1/2, 1/2), diag(p) - p p^T =
+    [[1/4, -1/4], [-1/4, 1/4]] and x~ x~^T = [[1, 1], [1, 1]], so H is their Kronecker
+    product: +-1/4 in a checkerboard of 2 x 2 blocks. l2 = 2 adds 2 to the two weight
+    entries of the diagonal (positions 0 and 2), not to the biases."""
+    from mlcourse_utils.logistic import softmax_nll_hessian
+
+    q = np.array([[1, 1, -1, -1], [1, 1, -1, -1], [-1, -1, 1, 1], [-1, -1, 1, 1]]) / 4
+    assert_allclose(softmax_nll_hessian(np.zeros((1, 2)), np.zeros(2), [[1.0]]), q,
+                    rtol=few_ops(4))
+    assert_allclose(softmax_nll_hessian(np.zeros((1, 2)), np.zeros(2), [[1.0]], l2=2.0),
+                    q + np.diag([2.0, 0.0, 2.0, 0.0]), rtol=few_ops(4))
+
+
+def test_softmax_hessian_is_psd_with_the_shift_directions_in_its_null_space():
+    """Per sample, v^T (diag(p) - p p^T) v = sum_c p_c v_c^2 - (sum_c p_c v_c)^2 >= 0 (a
+    variance), so every eigenvalue is >= 0 up to rounding (eps times the largest, times the
+    matrix size). (diag(p) - p p^T) 1 = p - p = 0, so without a penalty H (1_C kron v) = 0
+    for every v: adding the same (w, b) to every class changes nothing. The penalty makes H
+    positive definite on the weights but leaves the common bias shift (1_C kron e_b)."""
+    from mlcourse_utils.logistic import softmax_nll_hessian
+
+    rng = np.random.default_rng(6)
+    N, D, C = 50, 4, 3
+    X, W, b = rng.normal(size=(N, D)), rng.normal(size=(D, C)), rng.normal(size=C)
+    H = softmax_nll_hessian(W, b, X)
+    eig = np.linalg.eigvalsh(H)
+    # The computed H differs from the exact one by sums of N products, each entry by at most
+    # sum_rtol(N) times sum_n |x~_nd x~_nd'| (weights p <= 1) for each of its two parts, and
+    # eigvalsh is backward stable: so no eigenvalue is below minus the norm of that error.
+    Xt = np.abs(np.column_stack([X, np.ones(N)]))
+    rounding = 2 * sum_rtol(N) * C * (Xt.T @ Xt).sum(axis=1).max() + 10 * H.shape[0] * U * eig.max()
+    assert eig.min() >= -rounding
+    for v in np.eye(D + 1):
+        assert_allclose(H @ np.tile(v, C), 0.0, atol=1e-12 * np.abs(H).max())
+    assert np.sum(eig < 1e-10 * eig.max()) == D + 1          # exactly those directions
+    H_pen = softmax_nll_hessian(W, b, X, l2=1.0)
+    eig_pen = np.linalg.eigvalsh(H_pen)
+    assert np.sum(eig_pen < 1e-10 * eig_pen.max()) == 1
+    bias_shift = np.tile(np.append(np.zeros(D), 1.0), C)
+    assert_allclose(H_pen @ bias_shift, 0.0, atol=1e-12 * np.abs(H_pen).max())
+
+
+def test_softmax_hessian_two_classes_is_the_logistic_hessian():
+    """For C = 2, diag(p) - p p^T = p_0 p_1 [[1, -1], [-1, 1]], so the block of class 1 is
+    sum_n sigma(a_n)(1 - sigma(a_n)) x~_n x~_n^T with a = (w_1 - w_0)^T x + b_1 - b_0: the
+    Hessian of the binary log loss, here taken from central differences of logistic_nll_grad
+    (accurate to about 1e-8 with h = 1e-5)."""
+    from mlcourse_utils.logistic import softmax_nll_hessian
+
+    rng = np.random.default_rng(8)
+    X, W, b = rng.normal(size=(40, 2)), rng.normal(size=(2, 2)), rng.normal(size=2)
+    y = rng.integers(0, 2, size=40)
+    H = softmax_nll_hessian(W, b, X)
+    theta = np.append(W[:, 1] - W[:, 0], b[1] - b[0])
+
+    def grad(t):
+        gw, gb = logistic_nll_grad(t[:2], t[2], X, y)
+        return np.append(gw, gb)
+
+    h = 1e-5
+    H_bin = np.column_stack([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h)
+                             for e in np.eye(3)])
+    assert_allclose(H[3:, 3:], H_bin, atol=1e-7)
+    assert_allclose(H[:3, 3:], -H_bin, atol=1e-7)
+    assert_allclose(H[:3, :3], H_bin, atol=1e-7)
+
+
+@pytest.mark.parametrize("args, match", [
+    ((np.zeros((3, 2)), np.zeros(2), np.zeros((4, 2))), "W has 3 rows but X has 2 columns"),
+    ((np.zeros((2, 2)), np.zeros(3), np.zeros((4, 2))), "b has 3 entries but W has 2 columns"),
+    ((np.zeros((2, 2)), np.zeros(2), np.full((4, 2), np.nan)), "X contains NaN"),
+    ((np.zeros(2), np.zeros(2), np.zeros((4, 2))), "W must be 2-D"),
+])
+def test_softmax_hessian_bad_inputs(args, match):
+    from mlcourse_utils.logistic import softmax_nll_hessian
+
+    with pytest.raises(ValueError, match=match):
+        softmax_nll_hessian(*args)

@@ -180,3 +180,19 @@ def test_decision_region_points_have_one_marker_per_class():
     # The three marker paths have 4 + 1 (square), 3 + 1 (triangle) and many (circle) vertices.
     counts = sorted(len(p) for p in paths)
     assert len(set(counts)) == 3, counts
+
+
+def test_save_figure_writes_reproducible_svg_and_png(tmp_path):
+    """A figure as files (the class report's): SVG then PNG, the same bytes twice."""
+    def draw(stem):
+        fig, ax = new_figure()
+        ax.bar([0, 1, 2], [3, 1, 2])
+        ax.set_xlabel("score")
+        return plotting.save_figure(fig, stem)
+
+    first = draw(tmp_path / "a" / "fig")
+    second = draw(tmp_path / "b" / "fig")
+    assert [p.suffix for p in first] == [".svg", ".png"]
+    assert plt.get_fignums() == []  # saved figures are closed
+    for p, q in zip(first, second, strict=True):
+        assert p.read_bytes() == q.read_bytes()
