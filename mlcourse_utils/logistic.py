@@ -622,22 +622,9 @@ def _at_precision(gmax, X, tol):
     return gmax <= max(tol, 1e3 * np.finfo(float).eps * scale)
 
 
-def _solve_psd(H, g):
-    """H^{-1} g for a symmetric positive semi-definite H, by Cholesky; shifts H if singular."""
-    shift = 0.0
-    scale = max(np.max(np.abs(np.diag(H))), 1e-300)
-    for _ in range(30):
-        try:
-            c = linalg.cho_factor(H + shift * np.eye(len(H)), lower=True, check_finite=False)
-            return linalg.cho_solve(c, g, check_finite=False)
-        except linalg.LinAlgError:
-            shift = max(10.0 * shift, 1e-12 * scale)
-    raise RuntimeError("the Hessian could not be factorised")  # pragma: no cover
-
-
 def _psd_solver(H):
-    """g -> H^{-1} g for a symmetric positive semi-definite H, factorised once (Cholesky, with
-    the shift of :func:`_solve_psd` if H is singular)."""
+    """g -> H^{-1} g for a symmetric positive semi-definite H, factorised once by Cholesky
+    (no explicit inverse); if H is singular, it is shifted by a small multiple of I first."""
     shift = 0.0
     scale = max(np.max(np.abs(np.diag(H))), 1e-300)
     for _ in range(30):
