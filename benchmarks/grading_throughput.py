@@ -1,10 +1,13 @@
 """Grading throughput: plain sequential `nbgrader autograde` vs `mlcourse grade --jobs 2`.
 
-Generates 20 submissions of the `mle` assignment (full solutions, plausible mistakes and
-stubs, built from the release notebook), grades the same 20 notebooks both ways in this run
-and prints both wall times and their ratio. Run by hand:
+Generates 20 submissions of the `mle` assignment, grades the same notebooks both ways in this
+run and prints both wall times and their ratio. By default every submission is honest (the
+solution, or a correct answer written differently from tests/submissions/mle.py's HONEST) and
+`mlcourse grade` runs with every defence on (`--require-isolation`, where this machine has them
+all: namespaces, nobody, seccomp, cgroups; it prints which ones held); `--mix` grades full
+solutions, plausible mistakes and stubs instead. Run by hand:
 
-    .venv/bin/python benchmarks/grading_throughput.py [--students 20] [--jobs 2]
+    .venv/bin/python benchmarks/grading_throughput.py [--students 20] [--jobs 2] [--mix]
 """
 
 from __future__ import annotations
@@ -27,12 +30,18 @@ from submissions import mle as variants  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
-def make_submissions(folder, n):
-    """n students: every third a stub, the others the solution with one mistake or none."""
+def make_submissions(folder, n, mix=False):
+    """n students: honest ones (the solution, or it with one task answered differently but
+    correctly); with ``mix``, every third a stub and the others the solution with one mistake
+    or none."""
     solution = sup.solution_answers("mle")
     wrongs = [(task, src) for task, items in variants.WRONG.items() for src, _ in items]
+    honest = [answers for answers in variants.HONEST.values()]
     for i in range(n):
-        if i % 3 == 2:
+        if not mix:
+            answers = {**solution, **(honest[i % len(honest)] if i % 2 else {})}
+            nb = sup.make_submission("mle", answers)
+        elif i % 3 == 2:
             nb = sup.release_notebook("mle")
         elif i % 3 == 1:
             task, src = wrongs[i % len(wrongs)]
@@ -65,32 +74,55 @@ def time_nbgrader(course, submissions):
     return elapsed, graded
 
 
-def time_mlcourse(submissions, out, jobs):
+def time_mlcourse(submissions, out, jobs, strict):
+    """Wall time of `mlcourse grade`, students graded, full marks, and the defences it printed."""
     start = time.perf_counter()
-    subprocess.run([BIN / "mlcourse", "grade", "mle", str(submissions), "--out", str(out),
-                    "--jobs", str(jobs)], cwd=ROOT, check=True, capture_output=True)
+    proc = subprocess.run([BIN / "mlcourse", "grade", "mle", str(submissions), "--out", str(out),
+                           "--jobs", str(jobs), *(["--require-isolation"] if strict else [])],
+                          cwd=ROOT, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(proc.stderr[-2000:])
     graded = len(list((out / "feedback").glob("*.html")))
-    return elapsed, graded
+    grades, _ = sup.read_scores(out)
+    full = sum(score == top for score, top in grades.values())
+    defences = [line for line in proc.stderr.splitlines() if line.startswith("defences")]
+    return elapsed, graded, full, defences
+
+
+def _all_defences_here():
+    from mlcourse_utils.grading import cgroups
+    from mlcourse_utils.grading.sandbox import namespace_flags
+
+    return (namespace_flags() is not None and os.geteuid() == 0
+            and set(cgroups.layout()[1]) >= {"memory", "pids", "cpu"})
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--mix", action="store_true",
+                        help="solutions, mistakes and stubs instead of honest submissions")
     args = parser.parse_args()
+    strict = not args.mix and _all_defences_here()
     with tempfile.TemporaryDirectory(prefix="mlcourse-bench-") as tmp:
         tmp = Path(tmp)
-        make_submissions(tmp / "submissions", args.students)
+        make_submissions(tmp / "submissions", args.students, args.mix)
         t_nb, n_nb = time_nbgrader(tmp / "course", tmp / "submissions")
-        t_ml, n_ml = time_mlcourse(tmp / "submissions", tmp / "out", args.jobs)
-    print(f"submissions                      : {args.students}")
+        t_ml, n_ml, full, defences = time_mlcourse(tmp / "submissions", tmp / "out", args.jobs,
+                                                   strict)
+    kind = "mixed" if args.mix else "honest"
+    print(f"submissions                      : {args.students} ({kind})")
     print(f"nbgrader autograde (sequential)  : {t_nb:7.1f} s  ({t_nb / args.students:.2f} s each, "
           f"{n_nb} graded)")
     each = t_ml / args.students
-    print(f"mlcourse grade --jobs {args.jobs:<2}         : {t_ml:7.1f} s  ({each:.2f} s each, "
-          f"{n_ml} graded)")
-    print(f"speed-up                         : {t_nb / t_ml:7.2f}x  (goal >= 2.2x on 2 cores)")
+    flag = " --require-isolation" if strict else ""
+    print(f"mlcourse grade --jobs {args.jobs}{flag}: {t_ml:7.1f} s  ({each:.2f} s each, "
+          f"{n_ml} graded, {full} with full marks)")
+    for line in defences:
+        print(f"  {line}")
+    print(f"speed-up                         : {t_nb / t_ml:7.2f}x  (goal >= 5x on 2 cores)")
 
 
 if __name__ == "__main__":

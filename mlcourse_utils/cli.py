@@ -126,6 +126,9 @@ def _grade_options(p):
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="grade only the K-th of N deterministic slices of the class (for a "
                         "Slurm array or a Kubernetes Indexed Job); join them with grade-merge")
+    p.add_argument("--require-isolation", action="store_true",
+                   help="stop before grading when a sandbox defence (namespaces, unprivileged "
+                        "user, seccomp, cgroups, ...) is missing on this machine")
 
 
 def _grade(batch, args):
@@ -137,7 +140,8 @@ def _grade(batch, args):
     assignment, results = batch.grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
                                             timeout=args.timeout, memory_mb=args.memory,
                                             student_timeout=args.student_timeout, shard=shard,
-                                            secret=secret)
+                                            secret=secret,
+                                            require_isolation=args.require_isolation)
     print(f"graded {len(results)} submissions of {args.name} (max {assignment.max_score:g} "
           f"autograded points); wrote {args.out}/grades.csv, task_scores.csv and feedback/"
           + (", and manual/ for the manually graded cells" if assignment.manual else ""))
@@ -213,11 +217,18 @@ def _export_options(p):
                         "mlcourse_utils/grading/lms.py); without it, no penalty")
     p.add_argument("--missing", choices=["blank", "zero"], default="blank",
                    help="grade of a roster student without a submission (default: blank)")
+    p.add_argument("--times", default=None, metavar="TIMES.csv",
+                   help="the trusted submission times (student_id,submitted_at[,assignment]) "
+                        "from the LMS or exchange, for the late penalty")
+    p.add_argument("--times-from-submission", action="store_true",
+                   help="also use the time found inside a submission (timestamp.txt or the "
+                        "file's time), which the student controls, where TIMES.csv has none")
 
 
 def _export(lms, args):
     report = lms.export(args.graded, args.format, args.roster, args.out,
-                        config_path=args.config, missing=args.missing)
+                        config_path=args.config, missing=args.missing, times_path=args.times,
+                        times_from_submission=args.times_from_submission)
     print(f"wrote {args.out} ({args.format}): {report.rows} students of the roster")
     for name in report.without_roster:
         lists = [("submissions without a roster entry (not exported)", report.without_roster),
@@ -227,9 +238,15 @@ def _export(lms, args):
         for label, table in lists:
             if table[name]:
                 print(f"  {name}: {len(table[name])} {label}: {', '.join(table[name])}")
+        sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
+        print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
+        for student, problem in sorted(report.time_problems[name].items()):
+            print(f"  {name}: {student}: time not used: {problem}")
+        for who, ids in sorted(report.conflicts[name].items()):
+            print(f"  {name}: {who}: not exported: several submissions match ({', '.join(ids)})")
         for student, cell in sorted(report.late[name].items()):
             print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
-                  f"({cell.raw:g} -> {cell.score:.4g})")
+                  f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
     return EXIT_OK
 
 

@@ -397,7 +397,9 @@ def quantile_bins(x: ArrayLike, bins: int = 10) -> NDArray[np.int64]:
     interpolation); a value goes to the number of cut points <= it, so bins are closed on the
     left and the codes run from 0 to bins - 1. Repeated values stay in one bin, so a variable
     with few distinct values can leave bins empty. The same rule as scikit-learn's
-    ``KBinsDiscretizer(strategy="quantile", encode="ordinal")``.
+    ``KBinsDiscretizer(strategy="quantile", encode="ordinal", quantile_method="linear")``
+    (its newer default, "averaged_inverted_cdf", can put a value near a cut point in the next
+    bin).
 
     Parameters
     ----------

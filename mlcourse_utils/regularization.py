@@ -735,13 +735,13 @@ def _check_l1_ratio(l1_ratio):
 def elastic_net_objective(
     X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, lam: float, l1_ratio: float
 ) -> float:
-    """The elastic-net objective (1/2N) ||y - X w - b||^2 + lam (a ||w||_1 + (1 - a)/2 ||w||^2).
+    """The elastic-net objective (1/2N) ||y - X w - b||^2 + lam (om ||w||_1 + (1 - om)/2 ||w||^2).
 
-    a = ``l1_ratio`` mixes the two penalties: a = 1 is the LASSO objective of
-    :func:`lasso_objective`, a = 0 is ridge on the LASSO's scale (a ridge penalty lam/2 ||w||^2
+    om = omega = ``l1_ratio`` mixes the two penalties: om = 1 is the LASSO objective of
+    :func:`lasso_objective`, om = 0 is ridge on the LASSO's scale (a penalty lam/2 ||w||^2
     added to half the mean of squares, that is ``ridge_fit`` with penalty N lam). The intercept
     b is not penalised. This is the objective scikit-learn's ``ElasticNet(alpha=lam,
-    l1_ratio=a)`` minimises.
+    l1_ratio=om)`` minimises.
 
     Parameters
     ----------
@@ -752,7 +752,7 @@ def elastic_net_objective(
     lam : float
         >= 0.
     l1_ratio : float
-        The share a of the L1 penalty, 0 <= a <= 1.
+        The share omega of the L1 penalty, 0 <= omega <= 1.
 
     Returns
     -------
@@ -776,7 +776,7 @@ def _elastic_net_sweeps(Xc, yc, lam, l1_ratio, w, tol, max_iter):
     """Plain cyclic coordinate descent for the elastic net on centred data, from ``w``.
 
     Each update sets w_d to its exact minimiser given the other weights,
-    w_d = S(rho_d, lam a) / (a_d + lam (1 - a)), with a_d = x_d^T x_d / N and
+    w_d = S(rho_d, lam om) / (a_d + lam (1 - om)), om = l1_ratio, a_d = x_d^T x_d / N and
     rho_d = x_d^T r / N + a_d w_d, where r = y_c - X_c w is the residual (kept up to date, so an
     update costs O(N)). Stops after the first sweep in which no weight changes by more than
     tol. Returns ``(w, sweeps)``.
@@ -821,16 +821,16 @@ def elastic_net_fit(
 ) -> tuple[FloatArray, float]:
     """The elastic net by cyclic coordinate descent on the residual.
 
-    Minimises (1/2N) ||y - X w - b||^2 + lam (a ||w||_1 + (1 - a)/2 ||w||^2) with a =
-    ``l1_ratio`` (see :func:`elastic_net_objective`). The intercept is not penalised:
+    Minimises (1/2N) ||y - X w - b||^2 + lam (om ||w||_1 + (1 - om)/2 ||w||^2) with om =
+    omega = ``l1_ratio`` (see :func:`elastic_net_objective`). The intercept is not penalised:
     b = mean(y) - w^T mean(X), and w solves the problem on centred data. Starting from w = 0,
     each weight in turn is set to its exact minimiser given the others,
-    w_d = S(rho_d, lam a) / (a_d + lam (1 - a)), where S is :func:`soft_threshold`,
+    w_d = S(rho_d, lam om) / (a_d + lam (1 - om)), where S is :func:`soft_threshold`,
     a_d = x_d^T x_d / N and rho_d = x_d^T r / N + a_d w_d with the residual r = y_c - X_c w. The
-    sweeps stop after the first in which no weight changes by more than tol. a = 1 is the
-    LASSO (:func:`lasso_fit`), a = 0 with lam > 0 is ridge with penalty N lam
+    sweeps stop after the first in which no weight changes by more than tol. om = 1 is the
+    LASSO (:func:`lasso_fit`), om = 0 with lam > 0 is ridge with penalty N lam
     (:func:`ridge_fit`). On standardised data the weights are within 1e-6 of scikit-learn's
-    ``ElasticNet(alpha=lam, l1_ratio=a, tol=1e-12)``.
+    ``ElasticNet(alpha=lam, l1_ratio=om, tol=1e-12)``.
 
     Parameters
     ----------
@@ -839,7 +839,7 @@ def elastic_net_fit(
     lam : float
         The penalty strength, >= 0 (on the LASSO's scale: half the *mean* of squares).
     l1_ratio : float
-        The share a of the L1 penalty, 0 <= a <= 1.
+        The share omega of the L1 penalty, 0 <= omega <= 1.
     tol : float
         Stop when no weight changes by more than tol in a sweep.
     max_iter : int
@@ -883,7 +883,7 @@ def elastic_net_path(
     lams : array_like, shape (L,)
         Penalties >= 0, in any order, L >= 1.
     l1_ratio : float
-        The share a of the L1 penalty, 0 <= a <= 1.
+        The share omega of the L1 penalty, 0 <= omega <= 1.
     tol, max_iter
         As in :func:`elastic_net_fit`, for each penalty.
 

@@ -528,7 +528,7 @@ def test_older_partial_and_merged_folders_are_read(tmp_path):
         w.writeheader()
         w.writerows(r for r in rows if not (r["student_id"] == "s06a" and r["task"] == "h"))
     graded = read_graded_folder(folder, root=tmp_path)
-    assert graded.extra == {"defences": {"namespaces": True}}
+    assert graded.extra["defences"] == {"namespaces": True}
     assert any("not in results.json" in g for g in graded.gaps)
     assert any("no feedback page" in g for g in graded.gaps)
     assert any("timestamps.json" in g for g in graded.gaps)

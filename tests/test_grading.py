@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -379,12 +380,16 @@ def test_sanitized_notebook_drops_outputs_attachments_and_script():
                                             " \ud800", "metadata": {},
          "attachments": {"a.png": {"image/png": "AAAA"}}},
     ]}
+    import nbformat
+
     clean = gradebook.sanitized_notebook(json.dumps(nb).encode())
     text = json.dumps(clean)
     assert "<script" not in text and "onerror" not in text and "attachments" not in text
-    assert clean.cells[0].outputs == [] and clean.cells[0].execution_count is None
-    assert clean.cells[0].metadata["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
-    assert clean.cells[1].source.startswith("ok ")
+    nbformat.validate(nbformat.from_dict(clean))  # a valid notebook for formgrader
+    cells = clean["cells"]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+    assert cells[0]["metadata"]["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
+    assert cells[1]["source"].startswith("ok ")
     text.encode("utf-8")
 
 
@@ -571,3 +576,270 @@ def test_setup_is_the_plain_code_before_the_first_task(tmp_path):
     broken = _course_with(tmp_path / "broken", [_cell("1 / 0"), *[_cell("x = 1")]])
     with pytest.raises(ValueError, match="setup cell .*ZeroDivisionError"):
         session.check_setup(notebook.load_assignment("demo", broken))
+
+
+# ---------------------------------------------------------------- reading submitted text
+
+from mlcourse_utils.grading import analysis  # noqa: E402
+
+
+@pytest.mark.parametrize("source,watch,uses", [
+    ("import numpy as np\ndef f(a):\n    return np.linalg.inv(a)", "numpy.linalg.inv", True),
+    ("from scipy.stats import entropy as H\ndef f(p):\n    return H(p)", "scipy.stats.entropy",
+     True),
+    ("from scipy import stats\ndef f(p):\n    return stats.entropy(p)", "scipy.stats.entropy",
+     True),
+    ("import scipy.stats\ndef f(p):\n    return scipy.stats.entropy(p)", "scipy.stats.entropy",
+     True),
+    ("def entropy(p):\n    return 0.0\nentropy([1])", "scipy.stats.entropy", False),
+    ("# scipy.stats.entropy would do it\nx = 'scipy.stats.entropy'", "scipy.stats.entropy", False),
+    ("import scipy.stats as ss\nss.norm.pdf(0)", "scipy.stats.entropy", False),
+    ("%timeit -n1 1\n!ls\nfrom mlcourse_utils import mle", "mlcourse_utils", True),
+    ("%%time\nimport mlcourse_utils.mle as m", "mlcourse_utils", True),
+])
+def test_scan_code_resolves_imports(source, watch, uses):
+    """Names are followed through `import ... as`, `from ... import` and attribute chains (by
+    hand: each source either reaches `watch` through its imports or does not)."""
+    scan = analysis.scan_code(source, [watch])
+    assert scan.parsed
+    assert scan.uses == ([watch] if uses else [])
+
+
+def test_scan_code_judges_long_or_broken_cells_by_their_text():
+    """A cell beyond MAX_PARSED_CELL characters, or not Python, is judged by its text."""
+    long = "x = [" + "1," * analysis.MAX_PARSED_CELL + "]\n# mlcourse_utils.mle\n"
+    scan = analysis.scan_code(long)
+    assert not scan.parsed and "longer than" in scan.reason and scan.uses == ["mlcourse_utils"]
+    broken = analysis.scan_code("def f(:\n    from mlcourse_utils import mle")
+    assert not broken.parsed and broken.uses == ["mlcourse_utils"]
+    assert analysis.scan_code("def f(:\n    return 1").uses == []
+
+
+def test_scan_code_notes_tampering_and_no_false_alarm_on_long_text():
+    """The tamper patterns find what they name, and stay silent on the long near-misses that
+    used to make them quadratic (no `] =` after `sys.modules[`, blank lines, no `=`)."""
+    assert analysis.scan_code("import sys\nsys.modules['numpy'] = None").tamper == [
+        "replaces modules in sys.modules"]
+    assert analysis.scan_code("import builtins\nbuiltins.abs = max").tamper == [
+        "replaces built-in functions"]
+    assert analysis.scan_code("np.testing.assert_allclose = print").tamper == [
+        "monkeypatches numpy"]
+    assert analysis.scan_code("sys.modules[" * 20_000).tamper == []
+    assert analysis.scan_code(" \n" * 50_000 + "$").tamper == []
+    assert analysis.scan_code("builtins." + "a" * 100_000).tamper == []
+
+
+def _notebook(path, cells, extra=""):
+    """A version-4 notebook file of ``cells`` (dicts); ``extra`` is JSON text added at the top."""
+    body = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    path.write_text("{" + extra + body[1:] if extra else body)
+    return path
+
+
+def _code(source, **nbgrader):
+    cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+            "execution_count": None}
+    if nbgrader:
+        cell["metadata"]["nbgrader"] = nbgrader
+    return cell
+
+
+@pytest.fixture(scope="module")
+def demo_assignment():
+    from mlcourse_utils.grading.notebook import Assignment, TestCell
+
+    return Assignment("demo", "demo.ipynb", ["f", "g"],
+                      [TestCell("test_f", "f", 1.0, "assert f(1) == 1", "f on 1"),
+                       TestCell("test_g", "g", 1.0, "assert g(1) == 2", "g on 1")],
+                      [], [], {"test_f": "assert f(1) == 1", "test_g": "assert g(1) == 2"})
+
+
+def test_analyse_returns_the_code_cells_and_what_they_show(tmp_path, demo_assignment):
+    """By hand: cells 0, 1 and 4 run (the test cells do not), g delegates, cell 4 tampers, and
+    test_g was edited."""
+    path = _notebook(tmp_path / "nb.ipynb", [
+        _code("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _code("from mlcourse_utils.mle import g", grade_id="g", solution=True, grade=False),
+        _code("assert f(1) == 1", grade_id="test_f", grade=True, solution=False, points=1),
+        _code("pass", grade_id="test_g", grade=True, solution=False, points=1),
+        _code("import sys\nsys.modules['numpy'] = None\nimport scipy.special"),
+        {"cell_type": "markdown", "metadata": {}, "source": "text"},
+    ])
+    found = analysis.analyse(path, demo_assignment, timeout=60, watch=["scipy.special"])
+    assert [(i, t) for i, _, t in found.cells] == [(0, "f"), (1, "g"), (4, None)]
+    assert found.cells[0][1] == "def f(x):\n    return x"
+    assert found.delegated == {"g"}
+    assert found.uses == {1: ["mlcourse_utils"], 4: ["scipy.special"]}
+    assert any("test cell test_g was changed" in n for n in found.notes)
+    assert any("cell 5 replaces modules in sys.modules" in n for n in found.notes)
+
+
+def test_analyse_refuses_what_it_cannot_read_within_its_limits(tmp_path, demo_assignment):
+    """Too many cells, JSON nested 100 000 deep, 280 MB of small lists against a 100 MB limit
+    (5 million lists of 56 bytes each), and ten 190 kB cells to parse (about a second each)
+    against half a second: each is the student's reason, never an exception of the grader."""
+    many = _notebook(tmp_path / "many.ipynb", [_code("x = 1")] * (analysis.MAX_CELLS + 1))
+    with pytest.raises(analysis.AnalysisError, match=f"at most {analysis.MAX_CELLS}"):
+        analysis.analyse(many, demo_assignment, timeout=60)
+    deep = _notebook(tmp_path / "deep.ipynb", [], '"x": ' + "[" * 100_000 + "]" * 100_000 + ", ")
+    with pytest.raises(analysis.AnalysisError, match="nested too deeply"):
+        analysis.analyse(deep, demo_assignment, timeout=60)
+    swell = _notebook(tmp_path / "swell.ipynb", [], '"x": [' + "[]," * 5_000_000 + "[]], ")
+    with pytest.raises(analysis.AnalysisError, match="more than 100 MB"):
+        analysis.analyse(swell, demo_assignment, timeout=60, memory_mb=100)
+    slow = _notebook(tmp_path / "slow.ipynb", [_code("x = [" + "1," * 95_000 + "]")] * 10)
+    with pytest.raises(analysis.AnalysisError, match="longer than 0.5 s"):
+        analysis.analyse(slow, demo_assignment, timeout=0.5)
+    import time
+
+    with pytest.raises(analysis.AnalysisError, match="total grading time"):
+        analysis.analyse(slow, demo_assignment, timeout=60, deadline=time.monotonic() + 0.5)
+    # ... and the reader still serves the next student.
+    ok = _notebook(tmp_path / "ok.ipynb", [_code("x = 1")])
+    assert len(analysis.analyse(ok, demo_assignment, timeout=60).cells) == 1
+
+
+# ---------------------------------------------------------------- ids, caps, defences
+
+
+def test_find_submissions_refuses_invisible_and_lookalike_names(tmp_path):
+    names = ["ok", "zw\u200bsp", "Twin", "twin", "Jos\u00e9", "Jose\u0301", " lead", "Ren\u00e9e"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mle.ipynb").write_text("{}")
+    (tmp_path / "Zoe\u0308").mkdir()  # decomposed, without a composed twin: composed
+    found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
+    assert found["ok"] == tmp_path / "ok" / "mle.ipynb"
+    assert found["Ren\u00e9e"] == tmp_path / "Ren\u00e9e" / "mle.ipynb"
+    assert "Zoe\u0308" not in found and found["Zo\u00eb"] is None
+    zero = found["zw\\u200bsp"]  # the id shows the invisible character
+    assert isinstance(zero, submissions.Refused) and "U+200B ZERO WIDTH SPACE" in zero.reason
+    for twin in ("Twin", "twin"):
+        assert "'Twin' and 'twin' differ only in case" in found[twin].reason
+    for jose in ("Jos\u00e9", "Jose\\u0301"):
+        assert "'Jose\\\\u0301' and 'Jos\u00e9'" in found[jose].reason, found[jose]
+    assert "begins or ends with a space" in found["\\x20lead"].reason
+    for student in found:
+        assert all(c.isprintable() for c in student), repr(student)
+
+
+def test_gradebook_ids_are_safe_for_nbgrader_export():
+    """nbgrader export writes ids unquoted: commas, quotes and line breaks would break rows and
+    a leading = + - @ is a formula (by hand: each case below)."""
+    from mlcourse_utils.grading.gradebook import gradebook_id
+
+    assert gradebook_id("alice") == "alice"
+    assert gradebook_id("dave@uni.example") == "dave@uni.example"
+    assert gradebook_id("Ana Lima") == "Ana Lima"
+    assert gradebook_id("=1+2") == "'=1+2"
+    assert gradebook_id("-2") == "'-2"
+    for raw in ("smith, j", 'say "hi"', "tab\there"):
+        safe = gradebook_id(raw)
+        assert not any(c in safe for c in ',"\t') and safe.startswith(raw[:3])
+    assert gradebook_id("a,b") != gradebook_id("a_b")
+
+
+def test_grade_result_is_capped_with_a_note():
+    r = session.GradeResult("s", "demo")
+    r.cell_errors = [(i, "ValueError: x" * 10) for i in range(300)]
+    r.cell_warnings = [f"cell {i}: UserWarning" for i in range(100)]
+    r.notes = [f"note {i}" for i in range(200)]
+    r.output = "y" * 100_000
+    r.bound()
+    assert len(r.cell_errors) == session.MAX_CELL_ERRORS
+    assert len(r.cell_warnings) == session.MAX_CELL_WARNINGS
+    assert r.notes[session.MAX_NOTES:] == ["150 more notes (not listed)",
+                                           "250 more cells raised an error (not listed)",
+                                           "80 more warnings while the notebook ran (not listed)"]
+    assert r.output.startswith("[... output cut]") and len(r.output) < session.MAX_OUTPUT + 50
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_sandbox_output_is_a_drained_pipe(isolate):
+    """The notebook's stdout is a pipe (fallocate cannot grow a host file through it), and
+    10 MB printed keep OUTPUT_KEPT bytes and say how much was dropped."""
+    from mlcourse_utils.grading.sandbox import OUTPUT_KEPT
+
+    box = Sandbox(memory_mb=1024, isolate=isolate).start()
+    try:
+        error, _ = box.exec_cell(
+            "import ctypes, os, stat\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, "
+            "ctypes.c_long]\n"
+            "def probe():\n"
+            "    return [stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in (1, 2)] + "
+            "[libc.fallocate(fd, 1, 0, 1 << 30) for fd in (1, 2)]\n"
+            "_ = os.write(1, b'x' * (10 << 20))", 60)
+        assert error is None, error
+        assert box.call("probe", (), {}, 30)[0] == [True, True, -1, -1]
+        out = box.output(limit=10 * 2**20)
+        assert out.startswith("x" * OUTPUT_KEPT)
+        assert f"[... {(10 << 20) - OUTPUT_KEPT} more bytes of output not kept]" in out
+    finally:
+        box.kill()
+
+
+def test_require_isolation_stops_before_any_student_is_graded(tmp_path, monkeypatch):
+    from mlcourse_utils.grading import batch, sandbox
+
+    held = dict.fromkeys(sandbox.DEFENCES, True)
+    monkeypatch.setattr(batch.sandbox, "defences", lambda *a, **k: {**held, "seccomp": False})
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    with pytest.raises(batch.IsolationError, match="seccomp"):
+        batch.grade_class("mle", tmp_path / "subs", tmp_path / "out", require_isolation=True,
+                          progress=False)
+    assert not (tmp_path / "out").exists()
+    lines = batch.describe_defences({**held, "cpu_cgroup": False})
+    assert lines[0].startswith("defences in force: namespaces")
+    assert "cpu_cgroup (a CPU cgroup" in lines[1] and "--require-isolation" in lines[1]
+
+
+def test_missing_dependency_is_an_error_with_the_install_command(monkeypatch):
+    from mlcourse_utils.grading import requirements
+
+    assert requirements.missing_dependencies() == []  # this environment installed the extra
+    real = requirements.importlib.util.find_spec
+    monkeypatch.setattr(requirements.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "mdit_py_plugins" else real(name, *a))
+    with pytest.raises(ValueError,
+                       match=r"mdit-py-plugins.*pip install 'mlcourse_utils\[grading\]'"):
+        requirements.check_dependencies()
+
+
+def test_grading_extra_lists_what_grading_imports():
+    """pyproject's [grading] extra names every distribution the grader imports (and MathJax)."""
+    import tomllib
+
+    from mlcourse_utils.grading import requirements
+
+    project = tomllib.loads((notebook.find_course_root() / "pyproject.toml").read_text())
+    extra = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower()
+             for r in project["project"]["optional-dependencies"]["grading"]}
+    assert set(requirements.REQUIRED_MODULES.values()) | {requirements.MATHJAX} <= extra
+
+
+def test_pages_that_cannot_be_made_cost_only_the_pages(tmp_path, demo_assignment):
+    """A derivation whose Markdown takes seconds to render, given 0.3 s: its page shows the
+    reason in place of the answer, no half-written copy is left, and reading the code for
+    grading is unaffected; an ordinary derivation renders (by hand: its text, escaped)."""
+    import dataclasses
+
+    a = dataclasses.replace(demo_assignment, manual=[("deriv", 2.0)])
+    derivation = {"cell_type": "markdown", "source": "[" * 30_000 + "*a " * 20_000,
+                  "metadata": {"nbgrader": {"grade_id": "deriv", "grade": True,
+                                            "solution": True, "points": 2}}}
+    slow = _notebook(tmp_path / "slow.ipynb", [_code("def f(x):\n    return x",
+                                                     grade_id="f", solution=True), derivation])
+    assert [t for _, _, t in analysis.analyse(slow, a, timeout=60).cells] == ["f"]
+    problem = analysis.render_pages(slow, a, timeout=0.3, copy_to=tmp_path / "copy.ipynb",
+                                    manual_dir=tmp_path / "pages")
+    assert "longer than 0.3 s" in problem
+    assert "No answer shown: reading the notebook took longer" in \
+        (tmp_path / "pages" / "0.html").read_text()
+    assert not (tmp_path / "copy.ipynb").exists() and not (tmp_path / "copy.ipynb.part").exists()
+    derivation["source"] = "We get $a < b$ and <b>bold</b>."
+    fine = _notebook(tmp_path / "fine.ipynb", [derivation])
+    assert analysis.render_pages(fine, a, timeout=60, manual_dir=tmp_path / "ok") is None
+    page = (tmp_path / "ok" / "0.html").read_text()
+    assert r'<span class="math">\(a &lt; b\)</span>' in page and "&lt;b&gt;bold" in page

@@ -1,4 +1,4 @@
-"""One student cannot break, stall, starve or spy on a class's grading.
+"""One student cannot break, stall, swell, fill or spy on a class's grading.
 
 One `mlcourse grade` batch of the `mle` assignment puts honest students beside hostile ones, as a
 teaching assistant would meet them in a real class. Every probe is bounded (a fixed number of
@@ -7,7 +7,10 @@ processes, bytes and seconds). For every hostile submission the test asserts tha
 * the batch finishes (exit status 0, a row for everyone) within a stated bound,
 * the honest students keep their exact full marks,
 * the hostile student keeps what its honest parts earn and its feedback gives a reason,
-* nothing stays on the host: no process, no SysV segment, no cgroup, no temporary file.
+* nothing stays on the host: no process, no SysV segment, no cgroup, no temporary file;
+* the grader's own work on the submitted text (reading, parsing, pattern searches, the pages
+  written afterwards) stays bounded: its memory stays within a stated bound above its baseline,
+  the host's free space does not drop, and every student's result and feedback page stay small.
 
 Where a hostile answer probes a defence (a nested user namespace, a root-only file, another
 sandbox's shared memory), the answer returns the right value only when the defence held, so the
@@ -17,8 +20,10 @@ task's score shows whether it did.
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -94,6 +99,16 @@ HOG = (  # 100 busy processes of at most 60 s each, forked by one child so the c
     "        pass\n"
     "    os._exit(0)\n")
 
+#: fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1 GiB) on stdout and stderr: on a host file it would
+#: take a gigabyte of the host's disk past the file-size limit; on a pipe it fails.
+FALLOCATE = (LIBC + "libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, "
+             "ctypes.c_long]\n"
+             "broke_out = any(libc.fallocate(fd, 1, 0, 1 << 30) == 0 for fd in (1, 2))\n")
+FLOOD = ("import os, time\n"  # 40 MB of output, then time for the free-space watcher to look
+         "for _ in range(40):\n"
+         "    os.write(1, b'x' * (1 << 20))\n"
+         "time.sleep(1)")
+
 SHM_WRITER = (LIBC + "import ctypes\n"
               f"shmid = libc.shmget({SHM_KEY}, 1 << 20, 0o1666)\n"
               "addr = libc.shmat(shmid, None, 0)\n")
@@ -156,6 +171,17 @@ def _variants(solution):
             **solution, "bernoulli_mle": _raw_reply("b'[' + b'[],' * 20_000_000 + b'[]]'")})),
         "swell_elements": ({"bernoulli_mle": 0}, "reply", dict(answers={
             **solution, "bernoulli_mle": _raw_reply("b'[' + b'[],' * 900_000 + b'[]]'")})),
+        # ---- the grader's own work on the text (each was quadratic, or swelled the grader)
+        "text_quadratic": ({}, "SyntaxError", dict(answers=solution, append_cells=[
+            " \n" * 150_000 + "$",        # not Python: its import lines were searched as ^\s*
+            "sys.modules[" * 25_000])),    # a tamper pattern that fails late, 25 000 times
+        "parse_swell": ({}, "timed out", dict(answers=solution, append_cells=[
+            "x = [" + "1," * 750_000 + "]"])),  # 1.5 MB: parsing it took the grader to 826 MB
+        "many_cells": ({}, "more cells raised an error", dict(answers=solution, append_cells=[
+            "import warnings\nwarnings.warn('a warning')\nraise ValueError('an error')"]
+            * 1000)),
+        "disk_filler": ({}, "more bytes of output not kept", dict(answers={
+            **solution, "bernoulli_mle": _probe_answer(FALLOCATE)}, append_cells=[FLOOD])),
         # ---- submissions as data
         "script_outputs": ({}, "", dict(answers=solution)),
         "odd_metadata": ({}, "", dict(answers=solution)),
@@ -215,11 +241,17 @@ def _cgroup_leftovers(grader_pid):
             for p in parent.glob(f"mlcourse-{grader_pid}-*")]
 
 
-def _run_watching_memory(cmd, timeout, env):
-    """Run the grader; return (CompletedProcess-like, peak resident memory of the grader in MB)."""
+def _free_mb(path):
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize / 2**20
+
+
+def _run_watching_memory(cmd, timeout, env, folder):
+    """Run the grader; return (CompletedProcess-like, peak resident memory of the grader in MB,
+    its pid, the largest drop of free space on ``folder``'s file system in MB)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=sup.ROOT, env=env)
-    peak = [0]
+    peak, free = [0], [_free_mb(folder)] * 2
 
     def watch():
         while proc.poll() is None:
@@ -229,6 +261,7 @@ def _run_watching_memory(cmd, timeout, env):
                         peak[0] = max(peak[0], int(line.split()[1]) // 1024)
             except OSError:
                 pass
+            free[1] = min(free[1], _free_mb(folder))
             time.sleep(0.1)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -240,7 +273,8 @@ def _run_watching_memory(cmd, timeout, env):
         out, err = proc.communicate()
         pytest.fail(f"the batch did not finish within {timeout:.0f} s:\n{err[-3000:]}")
     watcher.join()
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), peak[0], proc.pid
+    return (subprocess.CompletedProcess(cmd, proc.returncode, out, err), peak[0], proc.pid,
+            free[0] - free[1])
 
 
 class HostileBatch:
@@ -303,16 +337,32 @@ class HostileBatch:
             self.expected[student], self.fragments[student] = zero, "symbolic link"
         self.expected["fifo"], self.fragments["fifo"] = zero, "not a regular file"
         self.expected["oversized"], self.fragments["oversized"] = zero, "larger than 16 MB"
+        # Folder names that cannot be told apart: refused with a reason naming both.
+        for twin in ("twin", "TWIN"):
+            add(twin, zero, "differ only in case", answers=solution)
+        add("zero\u200bwidth", zero, "invisible", answers=solution)
+        self.shown_ids = {"zero\u200bwidth": "zero\\u200bwidth"}
+        # Tens of thousands of cells: refused before anything runs.
+        many = sup.make_submission(NAME, solution)
+        many["cells"] += [{"cell_type": "markdown", "id": f"m{k}", "metadata": {}, "source": "x"}
+                          for k in range(20_000)]
+        (self.subs / "too_many_cells").mkdir()
+        (self.subs / "too_many_cells" / f"{NAME}.ipynb").write_text(json.dumps(many))
+        self.expected["too_many_cells"] = zero
+        self.fragments["too_many_cells"] = "at most 2000 are accepted"
         self.n_students = len(self.expected) + 1  # + the Latin-1 folder
 
         self.bound = self.n_students * STUDENT_TIMEOUT / JOBS + 60
         shm_before = _shm_keys()
         env = dict(os.environ, TMPDIR=str(self.tmpdir))
+        strict = ["--require-isolation"] if ISOLATED and AS_ROOT and CPU_LIMITED and \
+            MEMORY_LIMITED and "pids" in CGROUP_PARENTS else []
         try:
-            self.proc, self.peak_mb, self.pid = _run_watching_memory(
+            self.proc, self.peak_mb, self.pid, self.free_drop_mb = _run_watching_memory(
                 [sup.MLCOURSE, "grade", NAME, str(self.subs), "--out", str(self.out),
                  "--jobs", str(JOBS), "--timeout", str(TIMEOUT), "--student-timeout",
-                 str(STUDENT_TIMEOUT), "--memory", str(MEMORY)], self.bound, env)
+                 str(STUDENT_TIMEOUT), "--memory", str(MEMORY), *strict], self.bound, env,
+                self.tmpdir)
         finally:
             self.secret_path.unlink()
         self.new_shm = _shm_keys() - shm_before
@@ -323,7 +373,11 @@ class HostileBatch:
                                          else ({}, {}))
 
     def feedback(self, student):
+        student = self.shown_ids.get(student, student)
         return (self.out / "feedback" / f"{student}.html").read_text()
+
+    def scores(self, student):
+        return self.task_scores[self.shown_ids.get(student, student)]
 
 
 @pytest.fixture
@@ -350,17 +404,18 @@ def test_honest_students_keep_exact_full_marks(batch, student):
 
 HOSTILE = ["text_surrogates", "stalls_its_input", "budget_cells", "budget_restarts",
            "shm_writer", "shm_reader", "memfd_hog", "privilege", "swell_oversized",
-           "swell_elements", "script_outputs", "odd_metadata", "link_notebook", "link_folder",
-           "link_nested", "fifo", "oversized"]
+           "swell_elements", "text_quadratic", "parse_swell", "many_cells", "disk_filler",
+           "script_outputs", "odd_metadata", "link_notebook", "link_folder", "link_nested",
+           "fifo", "oversized", "too_many_cells", "twin", "TWIN", "zero\u200bwidth"]
 
 
 @pytest.mark.parametrize("student", HOSTILE)
 def test_hostile_student_keeps_what_its_honest_parts_earn(batch, student):
     if not ISOLATED and student in ("privilege", "shm_reader"):
         pytest.skip("without Linux namespaces there is no separate user, root or IPC namespace")
-    got = {t: s for t, (s, _) in batch.task_scores[student].items()}
+    got = {t: s for t, (s, _) in batch.scores(student).items()}
     assert got == batch.expected[student], batch.feedback(student)[-3000:]
-    assert batch.fragments[student] in batch.feedback(student)
+    assert batch.fragments[student] in html.unescape(batch.feedback(student))
 
 
 def test_cpu_hog_does_not_starve_its_neighbours(batch):
@@ -430,3 +485,88 @@ def test_submissions_are_unchanged(batch):
     nb = json.loads((batch.subs / "script_outputs" / f"{NAME}.ipynb").read_text())
     assert "<script>" in json.dumps(nb)
 
+
+
+# ---------------------------------------------------------------- the grader's own work
+
+
+def _results(batch):
+    return json.loads((batch.out / "results.json").read_text(encoding="utf-8"))
+
+
+#: The grader may grow this much above its memory before the first student (MB): replies are
+#: capped at 4 MiB, results at MAX_RESULT_CHARS, and submitted text is read in child processes.
+MEMORY_BOUND_MB = 300
+
+
+def test_grader_memory_stays_within_a_bound_above_its_baseline(batch):
+    """A 1.5 MB cell (parsing it in the grader took 700 MB), 1000 cells with errors and warnings,
+    300 KB of text that searches were quadratic on, 40 MB of output: the grader process (not
+    its children) grows less than MEMORY_BOUND_MB above where it started, by its own count and
+    by /proc's."""
+    run = _results(batch)["run"]
+    assert run["peak_memory_mb"] - run["baseline_memory_mb"] < MEMORY_BOUND_MB, run
+    assert batch.peak_mb < run["baseline_memory_mb"] + MEMORY_BOUND_MB, (batch.peak_mb, run)
+
+
+def test_host_free_space_does_not_drop(batch):
+    """fallocate(KEEP_SIZE) of 1 GiB on stdout and stderr, and 40 MB of output: the free space of
+    the grader's temporary folder's file system never drops by 512 MB (the attack takes 1 GiB;
+    the margin leaves room for other writers on a shared machine)."""
+    assert batch.free_drop_mb < 512, f"free space dropped by {batch.free_drop_mb:.0f} MB"
+
+
+def test_results_and_feedback_stay_small(batch):
+    """Per student: results.json's entry under 450 kB and the feedback page under 600 kB (the
+    caps: MAX_RESULT_CHARS = 400 000 characters of messages and output), with a note saying
+    what was cut (1000 cells with errors list 50; 40 MB of output keep 80 000 bytes)."""
+    from mlcourse_utils.grading.session import MAX_CELL_ERRORS
+
+    data = _results(batch)["students"]
+    sizes = {s: len(json.dumps(r, ensure_ascii=False).encode()) for s, r in data.items()}
+    assert max(sizes.values()) < 450_000, max(sizes.items(), key=lambda kv: kv[1])
+    pages = {p.name: p.stat().st_size for p in (batch.out / "feedback").iterdir()}
+    assert max(pages.values()) < 600_000, max(pages.items(), key=lambda kv: kv[1])
+    many = data["many_cells"]
+    assert len(many["cell_errors"]) == MAX_CELL_ERRORS
+    assert any("more cells raised an error" in n for n in many["notes"])
+    assert "more bytes of output not kept" in data["disk_filler"]["output"]
+
+
+def test_defences_are_printed_and_recorded(batch):
+    """results.json names every defence and whether it held, as this machine allows (found here
+    independently: unshare, the cgroup layout, the user); mlcourse grade printed them first."""
+    import platform
+
+    from mlcourse_utils.grading.sandbox import DEFENCES
+
+    found = _results(batch)["defences"]
+    flags = namespace_flags() or ()
+    expected = {"namespaces": ISOLATED, "network": "--net" in flags,
+                "unprivileged_user": ISOLATED and AS_ROOT,
+                "seccomp": platform.machine() in ("x86_64", "aarch64"),
+                "memory_cgroup": MEMORY_LIMITED, "pids_cgroup": "pids" in CGROUP_PARENTS,
+                "cpu_cgroup": CPU_LIMITED, "scratch_filesystem": ISOLATED, "rlimits": True,
+                "output_pipe": True, "bounded_reading": True}
+    assert set(found) == set(DEFENCES) == set(expected)
+    assert found == expected
+    held = [k for k, ok in found.items() if ok]
+    line = f"defences in force: {', '.join(held)}\n"
+    assert line in batch.proc.stderr
+    assert batch.proc.stderr.index(line) < batch.proc.stderr.index(f"grading {NAME}")
+
+
+def test_every_other_student_keeps_manual_page_and_time(batch):
+    """The class's manual-grading pages and submission times are written one student at a time:
+    every honest student has its answer on every page and a time."""
+    assignment = load_assignment(NAME, sup.ROOT)
+    times = json.loads((batch.out / "timestamps.json").read_text(encoding="utf-8"))
+    for gid, _ in assignment.manual:
+        page = (batch.out / "manual" / f"{gid}.html").read_text(encoding="utf-8")
+        articles = dict(re.findall(r'<span class="sid">(.*?)</span>(.*?)</article>', page, re.S))
+        assert len(articles) == batch.n_students
+        for student in HONEST:
+            assert "No answer" not in articles[html.escape(student)], (gid, student)
+    for student in HONEST:
+        assert times[student]["time"] is not None, student
+    assert "differ only in case" in html.unescape(articles["twin"])

@@ -11,6 +11,8 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     submissions  a class's submissions read as data (links, sizes, student ids)
     cgroups      per-student memory, process and CPU limits
     sandbox      starting one student's sandboxed process and talking to it (runner.py inside)
+    analysis     reading a submitted notebook in a child process with time and memory limits
+    answers      a student's written answers as safe HTML (inside analysis's child)
     session      grading one notebook: cells in the sandbox, tests in the grader, reasons
     batch        grading a class: jobs, progress, the output folder
     report       grades.csv, task_scores.csv and the feedback pages (templates/feedback.html)
@@ -24,6 +26,7 @@ one way: batch → session → sandbox → protocol; everyone → notebook):
     similarity_report  its similarity.csv and similarity.html (templates/similarity.html)
     manual       pages for manual grading, the teaching assistant's points read back (grade-import)
     lms          submission times, the late policy, Canvas and Moodle files (``mlcourse export``)
+    requirements what grading needs installed (the ``[grading]`` extra)
 """
 
 from .checks import (

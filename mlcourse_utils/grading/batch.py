@@ -1,8 +1,9 @@
 """Grading a class: every student of SUBMISSIONS, in parallel, with progress, into one folder.
 
 One student can only cost itself: its grading has deadlines and a total budget, its sandbox its
-own limits, and writing its feedback or gradebook copy can fail only for it (reported; the CSVs
-are always written).
+own limits, reading its notebook and writing its feedback, gradebook copy, manual-grading answer
+and submission time can fail only for it (reported; every other student keeps theirs, and the
+CSVs are always written).
 """
 
 from __future__ import annotations
@@ -10,17 +11,59 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import hashlib
+import resource
 import shutil
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import gradebook, manual
+from . import analysis, gradebook, lms, manual, sandbox
 from .notebook import Assignment, find_course_root, load_assignment
 from .protocol import clean_text
 from .report import read_results, write_csvs, write_feedback, write_results
+from .requirements import check_dependencies
 from .session import GradeResult, check_setup, grade_notebook
 from .submissions import Refused, find_submissions
+
+
+class IsolationError(ValueError):
+    """``--require-isolation``: a defence is missing on this machine (nothing was graded)."""
+
+
+def describe_defences(found: Mapping[str, bool]) -> list[str]:
+    """Lines saying which sandbox defences are in force and which are missing."""
+    held = [name for name, ok in found.items() if ok]
+    missing = [name for name, ok in found.items() if not ok]
+    lines = [f"defences in force: {', '.join(held) or 'none'}"]
+    if missing:
+        lines.append("defences MISSING: " + "; ".join(
+            f"{name} ({sandbox.DEFENCES.get(name, name)})" for name in missing)
+            + ". See the README, 'What each defence needs'; --require-isolation refuses to "
+              "grade without them")
+    return lines
+
+
+class _StallWatch(threading.Thread):
+    """Measures how long the grader's threads could not run (the longest late wake-up)."""
+
+    def __init__(self, tick: float = 0.05) -> None:
+        super().__init__(name="mlcourse-stall-watch", daemon=True)
+        self.tick, self.longest, self._done = tick, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while True:
+            before = time.monotonic()
+            if self._done.wait(self.tick):
+                return
+            self.longest = max(self.longest, time.monotonic() - before - self.tick)
+
+    def stop(self) -> float:
+        self._done.set()
+        self.join()
+        return self.longest
 
 
 def _safe_write(label, student, write, failures):
@@ -71,42 +114,84 @@ def in_shard(student: str, shard: tuple[int, int]) -> bool:
     return int.from_bytes(digest[:8], "big") % n == k - 1
 
 
+def _copy_path(out, name, notebook, student):
+    return out / "autograded" / gradebook.gradebook_id(student) / name / notebook
+
+
+def _grade_one(assignment, student, path, out, parts, failures, **options):
+    """Grade one student and write their feedback page (in the grading thread: the student's
+    own time, not the class's)."""
+    real = path is not None and not isinstance(path, Refused)
+    result = grade_notebook(
+        assignment, path, student,
+        copy_to=_copy_path(out, assignment.name, assignment.notebook, student) if real else None,
+        manual_dir=parts if real and assignment.manual else None, **options)
+    _write_feedback(result, assignment, out, failures)
+    return result
+
+
+def _write_feedback(result, assignment, out, failures):
+    start = time.monotonic()
+    _safe_write("the feedback page", result.student, functools.partial(
+        write_feedback, result, assignment, out / "feedback" / f"{result.student}.html"),
+        failures)
+    result.seconds += time.monotonic() - start
+
+
 def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: int = 1,
                 timeout: float = 60.0, memory_mb: int = 4096, root: Path | str | None = None,
                 progress: bool = True, student_timeout: float | None = None,
-                shard: tuple[int, int] | None = None,
-                secret: bytes | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
+                shard: tuple[int, int] | None = None, secret: bytes | None = None,
+                require_isolation: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
     One student can only cost itself: its grading has deadlines and a total budget
-    (``student_timeout``), its sandbox its own limits, and writing its feedback or its
-    gradebook copy can fail only for it (the failure is reported; the CSVs are always written).
+    (``student_timeout``, which also covers reading the notebook and writing its pages), its
+    sandbox its own limits, and writing its feedback, gradebook copy, manual-grading answer or
+    submission time can fail only for it (the failure is reported; the CSVs are always written).
     With ``shard=(K, N)`` only the K-th of N deterministic slices of the class is graded;
     :func:`merge_outputs` joins the N folders into what one run writes. ``secret`` (bytes, see
-    :func:`read_secret`) gives every student their own hidden-test inputs.
+    :func:`read_secret`) gives every student their own hidden-test inputs. The defences in
+    force are printed and recorded in ``results.json``; with ``require_isolation`` a missing
+    one raises :class:`IsolationError` before any student is graded.
     """
     from tqdm import tqdm
 
+    check_dependencies()
     root = Path(root) if root else find_course_root()
     assignment = load_assignment(name, root)
     check_setup(assignment)
     submissions, out = Path(submissions).resolve(), Path(out).resolve()
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
+    hidden = sorted({root.resolve(), submissions, out})
+    analysis.warm_up()  # (its imports run while the defences are probed)
+    found = sandbox.defences(min(memory_mb, 1024), hidden)
+    for line in describe_defences(found):
+        print(line, file=sys.stderr)
+    if require_isolation and not all(found.values()):
+        missing = [k for k, ok in found.items() if not ok]
+        raise IsolationError(f"--require-isolation: {', '.join(missing)} not in force on this "
+                             "machine; nothing was graded (see the README, 'What each defence "
+                             "needs')")
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     students = find_submissions(name, submissions, assignment.notebook)
     if shard is not None:
         students = {s: p for s, p in students.items() if in_shard(s, shard)}
-    hidden = sorted({root.resolve(), submissions, out})
     book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
     results, failures = {}, []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    baseline = _peak_memory_mb()
+    watch = _StallWatch()
+    watch.start()
+    options = dict(timeout=timeout, memory_mb=memory_mb, hidden=hidden,
+                   student_timeout=student_timeout, secret=secret)
+    with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(grade_notebook, assignment, path, student, timeout=timeout,
-                        memory_mb=memory_mb, hidden=hidden,
-                        student_timeout=student_timeout, secret=secret): student
-            for student, path in students.items()
+            pool.submit(_grade_one, assignment, student, path, out, Path(parts) / str(n),
+                        failures, **options): student
+            for n, (student, path) in enumerate(students.items())
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
                    disable=not progress, file=sys.stderr)
@@ -118,28 +203,33 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                 results[student] = GradeResult.zero(
                     student, assignment,
                     f"internal grader error: {type(exc).__name__}: {clean_text(str(exc), 300)}")
-            _safe_write("the feedback page", student, functools.partial(
-                write_feedback, results[student], assignment,
-                out / "feedback" / f"{student}.html"), failures)
+                _write_feedback(results[student], assignment, out, failures)
             bar.update(1)
         bar.close()
-    write_csvs(results, assignment, out)
-    write_results(results, assignment, out)
-    # nbgrader's gradebook and a copy of each notebook under autograded/: formgrader and
-    # `nbgrader export` work on `out` as a course folder (manual grading, final grades). The
-    # copy holds the student's cells without outputs, attachments or unsafe HTML.
-    for student, path in students.items():
-        if path is not None and not isinstance(path, Refused):
-            target = out / "autograded" / student / name / assignment.notebook
-            _safe_write("the gradebook copy", student,
-                        functools.partial(gradebook.write_sanitized_copy, path, target), failures)
-    # The manual-grading pages and the submission times (`mlcourse grade-import`, `export`).
-    _safe_write("the manual-grading pages or submission times", "the class", functools.partial(
-        manual.write_extras, out, assignment, students, root), failures)
+        write_csvs(results, assignment, out)
+        # The manual-grading pages (each student's answer rendered while they were graded) and
+        # the submission times found in the submissions (`mlcourse export` uses them only when
+        # asked to): one student's failure is that student's reason on the page.
+        failed = {s: results[s].refused for s in students if results[s].refused}
+        _safe_write("the manual-grading pages", "the class", functools.partial(
+            manual.write_bundle, out, assignment, list(students), root, parts, failed), failures)
+    _safe_write("the submission times", "the class",
+                functools.partial(lms.write_timestamps, out, students), failures)
+    run = {"longest_stall_seconds": round(watch.stop(), 3),
+           "baseline_memory_mb": round(baseline, 1), "peak_memory_mb": round(_peak_memory_mb(), 1),
+           "longest_student_seconds": round(max((r.seconds for r in results.values()),
+                                                default=0.0), 3)}
+    write_results(results, assignment, out, found, run)
     _finish_gradebook(book_proc, results, assignment)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
+
+
+def _peak_memory_mb():
+    """The grader's largest resident memory so far (MB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 if sys.platform != "darwin" else peak / 2**20
 
 
 def _finish_gradebook(book_proc, results, assignment):
@@ -155,12 +245,14 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
     """Join the folders of shards (``mlcourse grade --shard K/N``) into one, as one run writes.
 
     The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
-    what one run writes), feedback pages and gradebook copies are copied, and the gradebook is
-    built for the whole class. Raises ValueError when the folders are not shards of one
-    assignment or a student appears twice.
+    what one run writes), feedback pages and gradebook copies are copied, the manual-grading
+    pages are made again from the copies, and the gradebook is built for the whole class. A
+    defence counts as in force when it was in every shard. Raises ValueError when the folders
+    are not shards of one assignment or a student appears twice.
     """
+    check_dependencies()
     root = Path(root) if root else find_course_root()
-    results, name = {}, None
+    results, name, defences = {}, None, {}
     for folder in outs:
         data = read_results(folder)
         if name is not None and data.name != name:
@@ -171,6 +263,8 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
             raise ValueError(f"{folder} grades {sorted(twice)[0]!r} again: are these shards of "
                              "one class?")
         results.update(data.results)
+        for key, held in data.defences.items():
+            defences[key] = defences.get(key, True) and held
     if name is None:
         raise ValueError("grade-merge needs at least one folder")
     assignment = load_assignment(name, root)
@@ -183,8 +277,16 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
                 shutil.copytree(Path(folder) / sub, out / sub, dirs_exist_ok=True)
     results = dict(sorted(results.items()))
     write_csvs(results, assignment, out)
-    write_results(results, assignment, out)
-    manual.merge_extras(outs, out, assignment, results, root)
+    write_results(results, assignment, out, defences)
+    lms.merge_timestamps(outs, out)
+    if assignment.manual:
+        copies = {}
+        for student, result in results.items():
+            copy = _copy_path(out, name, assignment.notebook, student)
+            copies[student] = copy if copy.is_file() else Refused(
+                result.refused or "the notebook could not be read")
+        with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
+            failed = analysis.manual_fragments(assignment, copies, Path(parts))
+            manual.write_bundle(out, assignment, list(copies), root, parts, failed)
     _finish_gradebook(book_proc, results, assignment)
     return assignment, results
-

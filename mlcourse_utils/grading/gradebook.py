@@ -11,20 +11,18 @@ that starts with the grading and receives the scores at the end:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .notebook import cell_source, nbgrader_meta, read_notebook_cells
-from .submissions import read_submitted_file
-
-if TYPE_CHECKING:
-    from nbformat import NotebookNode
 
 
 def start(out: Path | str, source: Path | str, assignment: str) -> subprocess.Popen[str]:
@@ -72,21 +70,36 @@ def _alembic_head_in_process(api):
 
 
 _NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
+#: Tags bleach keeps in Markdown and raw cells of the copy (its defaults and Markdown's own).
+_COPY_TAGS = {"a", "abbr", "acronym", "b", "blockquote", "br", "code", "del", "div", "em", "h1",
+              "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span",
+              "strong", "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul"}
+_COPY_ATTRIBUTES = {"a": ["href", "title"], "abbr": ["title"], "acronym": ["title"],
+                    "img": ["alt", "title"], "td": ["align"], "th": ["align"]}
+#: Link schemes that would run code when a Markdown link is clicked (the copy neutralises them).
+_SCRIPT_URL = re.compile(r"(?i)\b(java|vb)(\s*)script(\s*):")
 
 
-def sanitized_notebook(data: bytes) -> NotebookNode:
-    """A submitted notebook (bytes) as a safe copy for formgrader: cells and their sources only.
+def _sanitise_markup(text):
+    import bleach
 
-    Outputs, attachments and execution counts are dropped, notebook and cell metadata are
-    reduced to nbgrader's plain fields, text is made valid UTF-8, and HTML in Markdown and raw
-    cells is sanitised with nbconvert's ``SanitizeHTML`` (bleach): no student script or markup
-    reaches a teaching assistant's browser.
+    clean = bleach.clean(text, tags=_COPY_TAGS, attributes=_COPY_ATTRIBUTES,
+                         protocols=["http", "https", "mailto"], strip=True, strip_comments=True)
+    return _SCRIPT_URL.sub(r"blocked-\1\2script\3:", clean)
+
+
+def sanitized_notebook(data: bytes | Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A submitted notebook (bytes, or its cells) as a safe copy for formgrader (plain data).
+
+    Cells and their sources only: outputs, attachments and execution counts are dropped,
+    notebook and cell metadata are reduced to nbgrader's plain fields, text is made valid
+    UTF-8, HTML in Markdown and raw cells is sanitised with bleach and ``javascript:`` links
+    are neutralised: no student script or markup reaches a teaching assistant's browser. The
+    result is an nbformat 4.5 notebook as a dict (write it with :func:`json.dump`).
     """
-    import nbformat
-    from nbconvert.preprocessors.sanitize import SanitizeHTML
-
+    cells_in = read_notebook_cells(data) if isinstance(data, (bytes, str)) else data
     cells = []
-    for i, cell in enumerate(read_notebook_cells(data)):
+    for i, cell in enumerate(cells_in):
         kind = cell.get("cell_type")
         if kind not in ("code", "markdown", "raw"):
             continue
@@ -95,31 +108,46 @@ def sanitized_notebook(data: bytes) -> NotebookNode:
         meta = {k: v for k, v in nbgrader_meta(cell).items()
                 if k in _NBGRADER_KEYS and isinstance(v, (bool, int, float, str))
                 and not (isinstance(v, str) and len(v) > 200)}
+        if kind != "code":
+            source = _sanitise_markup(source)
+        new = {"cell_type": kind, "id": f"cell-{i}", "metadata": {"nbgrader": meta} if meta else {},
+               "source": source}
         if kind == "code":
-            new = nbformat.v4.new_code_cell(source)
-        elif kind == "markdown":
-            new = nbformat.v4.new_markdown_cell(source)
-        else:
-            new = nbformat.v4.new_raw_cell(source)
-        new.id = f"cell-{i}"
-        if meta:
-            new.metadata["nbgrader"] = meta
+            new.update(execution_count=None, outputs=[])
         cells.append(new)
-    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+    return {"cells": cells, "metadata": {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"}})
-    nb, _ = SanitizeHTML(strip=True).preprocess(nb, {})
-    return nb
+        "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 
 
-def write_sanitized_copy(path: Path | str, target: Path) -> None:
-    """Write :func:`sanitized_notebook` of the submitted file ``path`` to ``target``."""
-    import nbformat
-
-    nb = sanitized_notebook(read_submitted_file(path))
+def write_sanitized_cells(cells: Sequence[Mapping[str, Any]], target: Path) -> None:
+    """Write :func:`sanitized_notebook` of a submission's cells to ``target`` (called inside
+    :func:`~.analysis.analyse`'s child: sanitising costs far more than the text's size)."""
+    nb = sanitized_notebook(cells)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "w", encoding="utf-8") as fh:
-        nbformat.write(nb, fh)
+    part = target.with_name(target.name + ".part")  # never a half-written notebook
+    with open(part, "w", encoding="utf-8") as fh:
+        json.dump(nb, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(part, target)
+
+
+_UNSAFE_IN_EXPORT = re.compile(r'[,"]|[^\S ]')
+
+
+def gradebook_id(student: str) -> str:
+    """The id a student gets in nbgrader's gradebook: safe in ``nbgrader export``'s CSV.
+
+    nbgrader writes its CSV without quoting, so an id with a comma, a quote or white space
+    would shift or break rows, and one starting with ``=``, ``+``, ``-`` or ``@`` would be a
+    spreadsheet formula. Such ids get those characters replaced by ``_`` and a short hash (to
+    stay unique), and a leading formula character is prefixed with ``'``; others are unchanged.
+    """
+    safe = student
+    if _UNSAFE_IN_EXPORT.search(student):
+        digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        safe = f"{_UNSAFE_IN_EXPORT.sub('_', student)}~{digest}"
+    return "'" + safe if safe.startswith(("=", "+", "-", "@")) else safe
 
 
 def _main(args):
@@ -131,8 +159,6 @@ def _main(args):
     from nbgrader.api import Gradebook
 
     _alembic_head_in_process(nbgrader.api)
-
-
     name = args["assignment"]
     nb_name = Path(args["source"]).stem
     with warnings.catch_warnings(), Gradebook(f"sqlite:///{args['db']}") as gb:
@@ -156,18 +182,27 @@ def _main(args):
                                             source=cell_source(cell))
         gb.db.commit()
         data = json.loads(sys.stdin.read())
+        failed = []
         for student, grades in sorted(data["scores"].items()):
-            gb.update_or_create_student(student)
-            gb.update_or_create_submission(name, student)
-            for gid, earned in grades.items():
-                grade = gb.find_grade(gid, nb_name, name, student)
-                grade.auto_score = earned
-                grade.needs_manual_grade = False
-            for gid in data["manual"]:
-                grade = gb.find_grade(gid, nb_name, name, student)
-                grade.auto_score = None
-                grade.needs_manual_grade = True
-        gb.db.commit()
+            sid = gradebook_id(student)
+            try:  # one student's failure is reported and costs no other student their row
+                gb.update_or_create_student(sid)
+                gb.update_or_create_submission(name, sid)
+                for gid, earned in grades.items():
+                    grade = gb.find_grade(gid, nb_name, name, sid)
+                    grade.auto_score = earned
+                    grade.needs_manual_grade = False
+                for gid in data["manual"]:
+                    grade = gb.find_grade(gid, nb_name, name, sid)
+                    grade.auto_score = None
+                    grade.needs_manual_grade = True
+                gb.db.commit()
+            except Exception as exc:  # noqa: BLE001
+                gb.db.rollback()
+                failed.append(f"{student}: {type(exc).__name__}: {str(exc)[:300]}")
+    if failed:
+        print("\n".join(["students not written into the gradebook:", *failed]))
+        return 3
     return 0
 
 

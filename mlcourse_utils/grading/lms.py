@@ -1,10 +1,16 @@
 """Grades for a learning management system (``mlcourse export``): late policy, Canvas/Moodle CSV.
 
-``mlcourse grade`` records when each student submitted (:func:`write_timestamps`, into
-``OUT/timestamps.json``): nbgrader's ``timestamp.txt`` beside the notebook when there is one,
-else the notebook file's modification time. ``mlcourse export`` then reads one graded folder
-per assignment, the roster and a small TOML configuration with the due dates, per-student
-extensions and the late rule::
+A submission time decides a penalty, so it must come from someone other than the student:
+``mlcourse export --times TIMES.csv`` reads the times the instructor has from the learning
+management system or the exchange (``student_id,submitted_at``, and an ``assignment`` column when
+several assignments are exported at once). A time found inside a submission (nbgrader's
+``timestamp.txt``, which the student's machine writes, or the notebook file's modification time)
+is recorded by ``mlcourse grade`` (:func:`write_timestamps`, into ``OUT/timestamps.json``) but used
+only with ``--times-from-submission``, for students the times file lacks; the export says which
+source each time came from. A time with an impossible UTC offset or year is that student's reason
+(no time, no penalty, listed), never the class's. ``mlcourse export`` reads one graded folder per
+assignment, the roster and a small TOML configuration with the due dates, per-student extensions
+and the late rule::
 
     timezone = "Europe/Berlin"        # for times written without a zone (default UTC)
 
@@ -69,33 +75,72 @@ def _parse_time(text):
         return None
 
 
+#: Submission times outside these years are impossible (a typo, or a forged file).
+EARLIEST_YEAR = 2000
+
+
+def time_problem(when: dt.datetime) -> str | None:
+    """Why ``when`` cannot be a submission time (an impossible UTC offset or year), or None."""
+    try:
+        offset = when.utcoffset()
+    except (ValueError, OverflowError, TypeError):
+        offset = dt.timedelta(days=1)  # beyond what datetime allows
+    if offset is not None and abs(offset) > dt.timedelta(hours=14):
+        return "the UTC offset is impossible (real ones lie within 14 hours)"
+    latest = dt.datetime.now(dt.UTC).year + 1
+    if not EARLIEST_YEAR <= when.year <= latest:
+        return f"the year {when.year} is impossible for a submission"
+    return None
+
+
+def parse_time(text: str) -> tuple[dt.datetime | None, str | None]:
+    """``(time, None)`` for a possible submission time, else ``(None, reason)``."""
+    when = _parse_time(text)
+    if when is None:
+        return None, f"{clean_text(text, 60)!r} is not a date and time"
+    problem = time_problem(when)
+    return (None, problem) if problem else (when, None)
+
+
 def submission_time(path: Path | str | Refused | None) -> tuple[str | None, str]:
-    """``(ISO time or None, source)`` of a submitted notebook at ``path`` (read as data)."""
+    """``(ISO time or None, source)`` found inside a submission at ``path`` (read as data).
+
+    The student controls both sources (``timestamp.txt``, the file's time): the export uses
+    them only when the instructor opts in. Raises ValueError for an impossible time.
+    """
     if path is None or isinstance(path, Refused):
         return None, "none"
     path = Path(path)
     stamp = path.parent / "timestamp.txt"
     if stamp.exists() or stamp.is_symlink():
         try:
-            when = _parse_time(read_submitted_file(stamp, limit=1000).decode("utf-8", "replace"))
+            text = read_submitted_file(stamp, limit=1000).decode("utf-8", "replace")
         except ValueError:
-            when = None
-        if when is not None:
+            text = ""
+        if text.strip():
+            when, problem = parse_time(text)
+            if problem:
+                raise ValueError(f"timestamp.txt: {problem}")
             return when.isoformat(), "timestamp.txt"
     try:
         mtime = os.stat(path, follow_symlinks=False).st_mtime
-    except OSError:
+        return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
+    except (OSError, ValueError, OverflowError):
         return None, "none"
-    return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
 
 
 def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None]) -> None:
-    """``out/timestamps.json``: ``{student: {"submitted": bool, "time": ISO|None, "source"}}``."""
+    """``out/timestamps.json``: ``{student: {"submitted", "time": ISO|None, "source"}}`` (and
+    ``"problem"``: why a time found in the submission was not kept), one student at a time."""
     data = {}
     for student, path in sorted(sources.items()):
-        when, source = submission_time(path)
-        data[student] = {"submitted": path is not None and not isinstance(path, Refused),
-                         "time": when, "source": source}
+        entry = {"submitted": path is not None and not isinstance(path, Refused),
+                 "time": None, "source": "none"}
+        try:
+            entry["time"], entry["source"] = submission_time(path)
+        except Exception as exc:  # noqa: BLE001 (one student's file is that student's problem)
+            entry["problem"] = clean_text(str(exc), 300)
+        data[student] = entry
     (Path(out) / "timestamps.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
                                                encoding="utf-8")
 
@@ -109,6 +154,63 @@ def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
             data.update(json.loads(path.read_text(encoding="utf-8")))
     (Path(out) / "timestamps.json").write_text(
         json.dumps(dict(sorted(data.items())), indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+@dataclasses.dataclass
+class Times:
+    """Trusted submission times (``--times TIMES.csv``): per assignment (None: any), per id."""
+
+    source: str                                                  # the file's name, for reports
+    times: dict[str | None, dict[str, dt.datetime]]              # assignment -> {id: time}
+    problems: dict[str | None, dict[str, str]]                   # assignment -> {id: reason}
+
+    def lookup(self, assignment: str, keys: Iterable[str]) -> tuple[dt.datetime | None, str | None]:
+        """``(time, problem)`` of the student known by any of ``keys`` (lower-case)."""
+        for scope in (assignment, None):
+            for key in keys:
+                if key in self.problems.get(scope, {}):
+                    return None, self.problems[scope][key]
+                if key in self.times.get(scope, {}):
+                    return self.times[scope][key], None
+        return None, None
+
+
+def read_times(path: Path | str) -> Times:
+    """``--times TIMES.csv``: ``student_id,submitted_at`` (optional ``assignment``) per row.
+
+    A row whose time cannot be read, or is impossible, is that student's problem (kept as the
+    reason); two rows with different times for one student and assignment are too. ValueError
+    only when the file itself cannot be used (missing columns, not a UTF-8 CSV).
+    """
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.DictReader(fh))
+            fields = {f.strip().lower() for f in (rows[0].keys() if rows else [])}
+    except OSError as exc:
+        raise ValueError(f"--times {path}: cannot be read ({exc.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"--times {path}: not a UTF-8 CSV file ({exc})") from None
+    if rows and not {"student_id", "submitted_at"} <= fields:
+        raise ValueError(f"--times {path}: needs the columns student_id and submitted_at")
+    times, problems = {}, {}
+    for row in rows:
+        row = {str(k).strip().lower(): (v or "").strip() for k, v in row.items() if k}
+        key = row.get("student_id", "").lower()
+        if key[:1] == "'" and key[1:2] in ("=", "+", "-", "@"):  # written by csv_text
+            key = key[1:]
+        scope = row.get("assignment") or None
+        if not key:
+            continue
+        when, problem = parse_time(row.get("submitted_at", ""))
+        earlier = times.get(scope, {}).get(key)
+        if problem is None and earlier is not None and earlier != when:
+            problem = f"{Path(path).name} gives two different times"
+        if problem is not None:
+            problems.setdefault(scope, {})[key] = problem
+            times.get(scope, {}).pop(key, None)
+        elif key not in problems.get(scope, {}):
+            times.setdefault(scope, {})[key] = when
+    return Times(Path(path).name, times, problems)
 
 
 # ------------------------------------------------------------------ configuration
@@ -288,12 +390,16 @@ def read_roster(path: Path | str) -> list[Student]:
     return students
 
 
-def match_roster(roster: Sequence[Student],
-                 graded_ids: Iterable[str]) -> tuple[dict[int, str], list[str]]:
+def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
+                 conflicts: dict[int, list[str]] | None = None,
+                 ) -> tuple[dict[int, str], list[str]]:
     """``({roster index: graded id}, [graded ids without a roster entry])``.
 
     A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
-    or LMS id equals its folder name (case-insensitive). ValueError on ambiguity.
+    or LMS id equals its folder name (case-insensitive). ValueError when the roster gives one
+    key to two students. Two submissions that match one roster row raise ValueError too, unless
+    ``conflicts`` is given: then neither is matched, and ``conflicts[roster index]`` lists them
+    (that student's problem; every other student is matched).
     """
     lookup = {}
     for i, student in enumerate(roster):
@@ -302,16 +408,22 @@ def match_roster(roster: Sequence[Student],
                 raise ValueError(f"the roster gives {key!r} to two students "
                                  f"({roster[lookup[key]].name!r} and {student.name!r})")
             lookup[key] = i
-    matched, unmatched = {}, []
+    matched, unmatched, clashes = {}, [], {}
     for gid in sorted(graded_ids):
         i = lookup.get(gid.strip().lower())
         if i is None:
             unmatched.append(gid)
+        elif i in clashes:
+            clashes[i].append(gid)
         elif i in matched:
-            raise ValueError(f"two submissions, {matched[i]!r} and {gid!r}, belong to "
-                             f"{roster[i].name or roster[i].email!r}")
+            if conflicts is None:
+                raise ValueError(f"two submissions, {matched[i]!r} and {gid!r}, belong to "
+                                 f"{roster[i].name or roster[i].email!r}")
+            clashes[i] = [matched.pop(i), gid]
         else:
             matched[i] = gid
+    if conflicts is not None:
+        conflicts.update(clashes)
     return matched, unmatched
 
 
@@ -358,10 +470,17 @@ def read_graded(folder: Path | str) -> Graded:
     results = read_results(folder)
     db = folder / "gradebook.db"
     if db.is_file():
-        max_score, scores, ungraded = _gradebook_scores(db, results.name)
-        missing = set(results.results) - set(scores)
-        if missing:
-            raise ValueError(f"{db} lacks students of results.json: {sorted(missing)[:5]}")
+        from .gradebook import gradebook_id
+
+        max_score, by_book, ungraded = _gradebook_scores(db, results.name)
+        ours = {gradebook_id(s): s for s in results.results}
+        scores = {ours[b]: v for b, v in by_book.items() if b in ours}
+        ungraded = sorted(ours[b] for b in ungraded if b in ours)
+        # A student the gradebook lacks (its row could not be written) keeps the autograded
+        # score and is listed with the ones still to grade by hand.
+        for student in sorted(set(results.results) - set(scores)):
+            scores[student] = results.results[student].score
+            ungraded.append(student)
     else:
         from .notebook import load_assignment
 
@@ -386,6 +505,8 @@ class Cell:
     days_late: int = 0
     submitted: str | None = None
     deadline: str | None = None
+    source: str = ""         # where the time came from ("" when there is none)
+    problem: str = ""        # why there is no time (an impossible one, ...)
 
 
 @dataclasses.dataclass
@@ -398,6 +519,12 @@ class Export:
     ungraded: dict[str, list[str]]            # assignment -> [graded ids, manual cells to grade]
     late: dict[str, dict[str, Cell]]          # assignment -> {graded id: Cell}
     undated: dict[str, list[str]]             # assignment -> [graded ids without a time]
+    #: assignment -> {graded id: why its time was not used}
+    time_problems: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {source of the times: how many students}
+    time_sources: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {roster name: [graded ids that all match that student]} (none exported)
+    conflicts: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
 
 
 def _fmt(x):
@@ -414,8 +541,8 @@ def _late_block(cell, max_score):
     template = jinja2.Environment(autoescape=True).from_string(
         '<section class="late"><h2>Late submission</h2><p>Submitted {{ c.submitted }}, '
         '{{ c.days_late }} day{{ "s" if c.days_late != 1 }} after the deadline '
-        '{{ c.deadline }}. Late penalty: {{ pct }} % of the points earned, so '
-        '{{ raw }} becomes <strong>{{ score }} / {{ top }}</strong>.</p></section>')
+        '{{ c.deadline }} (time from {{ c.source }}). Late penalty: {{ pct }} % of the points '
+        'earned, so {{ raw }} becomes <strong>{{ score }} / {{ top }}</strong>.</p></section>')
     return template.render(c=cell, pct=_fmt(cell.penalty), raw=_fmt(cell.raw),
                            score=_fmt(cell.score), top=_fmt(max_score))
 
@@ -435,27 +562,61 @@ def annotate_feedback(graded: Graded, student: str, cell: Cell | None) -> None:
     page.write_text(text, encoding="utf-8")
 
 
-def _cells(graded, matched, roster, config, missing):
-    """``{roster index: Cell}`` for one assignment, and its late and undated students."""
-    cells, late, undated = {}, {}, []
+def _submission_source(source):
+    return f"the submission's {source} (--times-from-submission)"
+
+
+def _time_of(graded, gid, keys, times, from_submission):
+    """``(time, source, problem)`` of one student's submission (naive: the config's zone)."""
+    if times is not None:
+        when, problem = times.lookup(graded.name, keys)
+        if when is not None or problem is not None:
+            return when, times.source if when is not None else "", problem or ""
+    if not from_submission:
+        return None, "", ""
+    info = graded.times.get(gid, {})
+    if info.get("problem"):
+        return None, "", str(info["problem"])
+    if not info.get("time"):
+        return None, "", ""
+    when, problem = parse_time(str(info["time"]))
+    if problem:
+        return None, "", problem
+    return when, _submission_source(info.get("source", "file")), ""
+
+
+def _cells(graded, matched, roster, config, missing, times=None, from_submission=False):
+    """``{roster index: Cell}`` for one assignment, its late and undated students, the reasons
+    for times not used and how many times came from each source."""
+    cells, late, undated, problems, sources = {}, {}, [], {}, {}
     by_graded = {gid: i for i, gid in matched.items()}
     for gid in sorted(graded.scores):
-        time_info = graded.times.get(gid, {"submitted": True, "time": None})
+        time_info = graded.times.get(gid, {"submitted": True})
         i = by_graded.get(gid)
         if not time_info.get("submitted", True):
             if i is not None:
                 cells[i] = Cell(0.0 if missing == "zero" else None)
             continue
-        submitted = config.aware(_parse_time(time_info["time"])) if time_info.get("time") else None
         keys = [gid.lower()] + (roster[i].keys() if i is not None else [])
-        deadline = config.deadline(graded.name, keys)
-        percent, days = config.late.percent(submitted, deadline)
+        try:
+            when, source, problem = _time_of(graded, gid, keys, times, from_submission)
+            submitted = config.aware(when)
+            deadline = config.deadline(graded.name, keys)
+            percent, days = config.late.percent(submitted, deadline)
+        except (ValueError, OverflowError, TypeError) as exc:  # this student's time only
+            submitted, source, problem = None, "", clean_text(str(exc), 200)
+            deadline = config.deadline(graded.name, keys)
+            percent, days = 0.0, 0
+        if problem:
+            problems[gid] = problem
         if submitted is None and deadline is not None:
             undated.append(gid)
+        if source:
+            sources[source] = sources.get(source, 0) + 1
         raw = graded.scores[gid]
         cell = Cell(raw * (1 - percent / 100), raw, percent, days,
                     submitted.isoformat(" ", "minutes") if submitted else None,
-                    deadline.isoformat(" ", "minutes") if deadline else None)
+                    deadline.isoformat(" ", "minutes") if deadline else None, source, problem)
         annotate_feedback(graded, gid, cell)
         if percent > 0:
             late[gid] = cell
@@ -463,19 +624,30 @@ def _cells(graded, matched, roster, config, missing):
             cells[i] = cell
     for i in range(len(roster)):
         cells.setdefault(i, Cell(0.0 if missing == "zero" else None))
-    return cells, late, undated
+    return cells, late, undated, problems, sources
 
 
 def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
-           config_path: Path | str | None = None, missing: str = "blank") -> Export:
+           config_path: Path | str | None = None, missing: str = "blank",
+           times_path: Path | str | None = None,
+           times_from_submission: bool = False) -> Export:
     """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
-    :class:`Export`."""
+    :class:`Export`.
+
+    Late penalties use the submission times of ``times_path`` (``--times``, from the learning
+    management system or the exchange); times found inside the submissions only with
+    ``times_from_submission`` (for students the file lacks). Without a time, no penalty.
+    """
+    from .requirements import check_dependencies
+
+    check_dependencies()
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if missing not in ("blank", "zero"):
         raise ValueError(f"--missing must be blank or zero, not {missing!r}")
     config = read_config(config_path)
     roster = read_roster(roster_path)
+    times = read_times(times_path) if times_path is not None else None
     assignments = [read_graded(folder) for folder in graded_dirs]
     names = [g.name for g in assignments]
     if len(set(names)) != len(names):
@@ -483,18 +655,27 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     report = Export(len(roster), {}, {}, {}, {}, {})
     columns, grades = [], []
     for graded in assignments:
-        matched, unmatched = match_roster(roster, graded.scores)
-        cells, late, undated = _cells(graded, matched, roster, config, missing)
+        clashes = {}
+        matched, unmatched = match_roster(roster, graded.scores, clashes)
+        cells, late, undated, problems, sources = _cells(
+            graded, matched, roster, config, missing, times, times_from_submission)
+        for i in clashes:  # one roster student, several submissions: none is exported
+            cells[i] = Cell(None)
         settings = config.assignments.get(graded.name, {})
         columns.append((settings.get(f"{fmt}_column") or graded.name, graded.max_score))
         grades.append(cells)
         report.without_roster[graded.name] = unmatched
         report.without_submission[graded.name] = [
             roster[i].name or roster[i].email or roster[i].student_id
-            for i in range(len(roster)) if cells[i].raw is None]
+            for i in range(len(roster)) if cells[i].raw is None and i not in clashes]
         report.ungraded[graded.name] = [g for g in graded.ungraded if g in graded.scores]
         report.late[graded.name] = late
         report.undated[graded.name] = undated
+        report.time_problems[graded.name] = problems
+        report.time_sources[graded.name] = sources
+        report.conflicts[graded.name] = {
+            roster[i].name or roster[i].email or roster[i].student_id: ids
+            for i, ids in clashes.items()}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="", encoding="utf-8") as fh:

@@ -8,7 +8,7 @@ import functools
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .session import GradeResult, TestResult
 
@@ -44,16 +44,21 @@ def write_csvs(results: Mapping[str, GradeResult], assignment: Assignment, out: 
 
 @dataclasses.dataclass
 class Results:
-    """What ``results.json`` holds: the assignment's name and every student's result."""
+    """What ``results.json`` holds: the assignment's name, every student's result, the defences
+    the sandboxes had (``{defence: in force}``) and figures of the run."""
 
     name: str
     results: dict[str, GradeResult]
+    defences: dict[str, bool] = dataclasses.field(default_factory=dict)
+    run: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def write_results(results: Mapping[str, GradeResult], assignment: Assignment,
-                  out: Path | str) -> None:
-    """``out/results.json``: every student's full result, for tools (merging shards, exports)."""
-    data = {"assignment": assignment.name,
+                  out: Path | str, defences: Mapping[str, bool] | None = None,
+                  run: Mapping[str, Any] | None = None) -> None:
+    """``out/results.json``: every student's full result, for tools (merging shards, exports),
+    with the defences in force (:func:`~.sandbox.defences`) and figures of the run."""
+    data = {"assignment": assignment.name, "defences": dict(defences or {}), "run": dict(run or {}),
             "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
     (Path(out) / "results.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
                                             encoding="utf-8")
@@ -70,7 +75,8 @@ def read_results(out: Path | str) -> Results:
             r["tests"] = [TestResult(**t) for t in r["tests"]]
             r["cell_errors"] = [tuple(e) for e in r["cell_errors"]]
             results[student] = GradeResult(**r)
-        return Results(data["assignment"], results)
+        defences = {str(k): v is True for k, v in data.get("defences", {}).items()}
+        return Results(data["assignment"], results, defences, dict(data.get("run", {})))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path} is not a results file written by `mlcourse grade` ({exc})") \
             from None
@@ -95,9 +101,11 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
     """One self-contained HTML page for a student: every task, each failing test in words.
 
     Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
-    printed or raised appears as text.
+    printed or raised appears as text, and the page's content security policy allows no
+    script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`).
     """
     page = _template().render(result=result, assignment=assignment,
                               notes=list(dict.fromkeys(result.notes)),
                               output=result.output[-5000:] if result.output.strip() else "")
     Path(path).write_text(page, encoding="utf-8")
+

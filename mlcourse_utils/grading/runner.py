@@ -95,6 +95,8 @@ import json  # noqa: E402
 import warnings  # noqa: E402
 
 READ_FD, WRITE_FD, MODE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+PROBE = MODE.endswith("-probe")  # only say which defences hold, then exit (sandbox.defences)
+MODE = MODE.removesuffix("-probe")
 _in = os.fdopen(READ_FD, "rb", buffering=0)
 _out = os.fdopen(WRITE_FD, "wb", buffering=0)
 
@@ -121,6 +123,10 @@ def send(obj: dict[str, object]) -> None:
     while data:
         data = data[_out.write(data):]
 
+
+if PROBE:
+    send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
+    sys.exit(0)
 
 if MODE == "fallback":
     # Without namespaces the real package is on disk; block its import and report the attempt.

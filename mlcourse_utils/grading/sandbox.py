@@ -24,7 +24,10 @@ student can remove that hook: see the README's "Limits").
 
 Requests and replies (``protocol.py``) travel over two pipes; every read and write has a
 deadline (non-blocking I/O with ``select``), every request carries an id that its reply must
-echo, and only plain data is decoded: the student's objects never reach the grader.
+echo, and only plain data is decoded: the student's objects never reach the grader. What the
+notebook prints goes to a third pipe that the grader drains while it waits, keeping the first
+:data:`OUTPUT_KEPT` bytes: no file of the host is open to the sandbox, so nothing it does
+(writing, ``fallocate``) can grow the host's disk.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ NOFILE_MAX = 256
 FSIZE_MAX = 64 * 2**20
 #: The unprivileged user that runs student code where the grader is root.
 NOBODY = 65534
+#: Bytes of the notebook's printed output kept (the rest is read and dropped).
+OUTPUT_KEPT = 80_000
 
 DECOY = '''"""Stand-in for the reference package while a notebook is graded."""
 import os, json, struct, sys
@@ -133,7 +138,7 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
@@ -192,7 +197,7 @@ def _setup_script(root, python, runner_code, fds, binds, uid):
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
     lines.append(
         f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
-        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} namespace")
+        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
     return "\n".join(lines)
 
 
@@ -238,15 +243,18 @@ class Sandbox:
 
     def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
                  startup_timeout: float = 60, isolate: bool = True,
-                 use_cgroups: bool = True) -> None:
+                 use_cgroups: bool = True, probe: bool = False) -> None:
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
         self.isolate = isolate
         self.use_cgroups = use_cgroups
+        self.probe = probe  # start only far enough to report the defences, then exit
         self.proc = None
         self.events = []
-        self._log = tempfile.TemporaryFile()
+        self._output = bytearray()
+        self._dropped = 0
+        self._out = None
         self.mode = None
         self.cgroup = None
         self.info = {}
@@ -261,6 +269,7 @@ class Sandbox:
         """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
+        out_r, out_w = os.pipe()
         runner_code = RUNNER.read_text()
         env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8",
                "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
@@ -278,7 +287,8 @@ class Sandbox:
             uid = NOBODY if os.geteuid() == 0 else None
             script = _setup_script(self._root, sys.executable, runner_code,
                                    (to_child_r, from_child_w),
-                                   _environment_paths(self.hidden), uid)
+                                   _environment_paths(self.hidden), uid,
+                                   "namespace-probe" if self.probe else "namespace")
             inner = ["unshare", *flags, "sh", "-c", script]
             cwd = "/"
         else:
@@ -286,7 +296,7 @@ class Sandbox:
             self._scratch = tempfile.mkdtemp(prefix="mlcourse-sandbox-")
             env.update(HOME=self._scratch, MPLCONFIGDIR=self._scratch, IPYTHONDIR=self._scratch)
             inner = [sys.executable, "-I", "-c", runner_code, str(to_child_r), str(from_child_w),
-                     "fallback"]
+                     "fallback-probe" if self.probe else "fallback"]
             cwd = self._scratch
         prlimit = shutil.which("prlimit")
         if prlimit:
@@ -301,16 +311,18 @@ class Sandbox:
                    + shlex.join(inner), "sh", *joins]
         else:
             cmd = inner
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, cwd=cwd, env=env,
-            pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
-        )
-        os.close(to_child_r)
-        os.close(from_child_w)
-        self._w, self._r = to_child_w, from_child_r
-        os.set_blocking(self._w, False)
-        os.set_blocking(self._r, False)
-        self._rbuf = b""
+        try:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, cwd=cwd, env=env,
+                pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
+            )
+        finally:
+            for fd in (to_child_r, from_child_w, out_w):
+                os.close(fd)
+        self._w, self._r, self._out = to_child_w, from_child_r, out_r
+        for fd in (self._w, self._r, self._out):
+            os.set_blocking(fd, False)
+        self._rbuf = bytearray()
         limit = time.monotonic() + self.startup_timeout
         reply = self._receive(min(limit, deadline) if deadline else limit)
         if reply.get("event") != "ready":
@@ -331,7 +343,8 @@ class Sandbox:
             self.cgroup.kill()  # processes that left the session, if any
         if self.proc is not None:
             self.proc.wait()
-        for fd in ("_w", "_r"):
+        self._drain()
+        for fd in ("_w", "_r", "_out"):
             if getattr(self, fd, None) is not None:
                 try:
                     os.close(getattr(self, fd))
@@ -358,8 +371,30 @@ class Sandbox:
 
     def output(self, limit: int = 20000) -> str:
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
-        self._log.seek(0)
-        return clean_text(self._log.read(4 * limit + 4), limit).replace("\\x0d", "")
+        self._drain()
+        text = clean_text(bytes(self._output[:4 * limit + 4]), limit).replace("\\x0d", "")
+        if self._dropped:
+            text += f"\n[... {self._dropped} more bytes of output not kept]"
+        return text
+
+    def _outputs(self):
+        return [] if self._out is None else [self._out]
+
+    def _drain(self):
+        """Read what the notebook printed so far (never blocks); keep the first OUTPUT_KEPT."""
+        while self._out is not None:
+            try:
+                chunk = os.read(self._out, 1 << 16)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:  # every writer closed it: stop watching it
+                os.close(self._out)
+                self._out = None
+                return
+            room = OUTPUT_KEPT - len(self._output)
+            if room > 0:
+                self._output += chunk[:room]
+            self._dropped += max(0, len(chunk) - max(room, 0))
 
     # -- protocol
     def _send(self, obj, deadline):
@@ -371,7 +406,10 @@ class Sandbox:
                 self.kill()
                 raise SandboxError("timeout", "timed out (it stopped reading its input)")
             try:
-                _, writable, _ = select.select([], [self._w], [], min(left, 1.0))
+                readable, writable, _ = select.select(self._outputs(), [self._w], [],
+                                                      min(left, 1.0))
+                if readable:
+                    self._drain()
                 if writable:
                     view = view[os.write(self._w, view):]
             except BlockingIOError:
@@ -407,8 +445,10 @@ class Sandbox:
             if left <= 0:
                 self.kill()
                 raise SandboxError("timeout", "timed out")
-            ready, _, _ = select.select([self._r], [], [], min(left, 1.0))
-            if ready:
+            ready, _, _ = select.select([self._r, *self._outputs()], [], [], min(left, 1.0))
+            if self._out is not None and self._out in ready:
+                self._drain()
+            if self._r in ready:
                 try:
                     chunk = os.read(self._r, 1 << 20)
                 except BlockingIOError:
@@ -427,7 +467,8 @@ class Sandbox:
                                            f"({n} bytes; at most {MAX_MESSAGE})")
         while len(self._rbuf) < 4 + n:
             self._rbuf += self._read_some(deadline)
-        data, self._rbuf = self._rbuf[4:4 + n], self._rbuf[4 + n:]
+        data = bytes(self._rbuf[4:4 + n])
+        del self._rbuf[:4 + n]
         try:
             return parse_reply(data)
         except ValueError as exc:
@@ -496,3 +537,54 @@ class Sandbox:
         except (ValueError, TypeError, KeyError) as exc:
             raise SandboxError("protocol", "the function's return value could not be read "
                                            f"({clean_text(exc, 200)})") from None
+
+
+# ---------------------------------------------------------------- which defences hold here
+
+#: Each defence a sandbox can have, and what it keeps a notebook from doing (for the report).
+DEFENCES = {
+    "namespaces": "mount, PID, IPC and UTS namespaces with a minimal root: no host file, no "
+                  "other process",
+    "network": "a network namespace: no network",
+    "unprivileged_user": "student code runs as nobody, not as the grading user",
+    "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring",
+    "memory_cgroup": "a memory cgroup: --memory covers shared memory, memfd and tmpfs",
+    "pids_cgroup": "a pids cgroup: processes and threads capped per student",
+    "cpu_cgroup": "a CPU cgroup: one core per student",
+    "scratch_filesystem": "writable space only on capped tmpfs mounts, never the host's disk",
+    "rlimits": "rlimits on address space, file size, open files and core dumps",
+    "output_pipe": "printed output through a drained pipe, never a host file",
+    "bounded_reading": "the notebook is read in a child process with time and memory limits",
+}
+
+
+def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = ()) -> dict[str, bool]:
+    """Which of :data:`DEFENCES` a sandbox gets on this machine, found by starting one.
+
+    Without namespaces, cgroups or root, the sandbox still runs, with fewer defences: this
+    says which (``mlcourse grade`` prints it, records it in ``results.json`` and, with
+    ``--require-isolation``, refuses to grade when one is missing).
+    """
+    flags = namespace_flags()
+    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True)
+    try:
+        box.start()
+        info, mode = dict(box.info), box.mode
+    except SandboxError:
+        info, mode = {}, None
+    finally:
+        box.kill()
+    controllers = set(info.get("cgroup_controllers") or [])
+    return {
+        "namespaces": mode == "namespace",
+        "network": mode == "namespace" and flags is not None and "--net" in flags,
+        "unprivileged_user": mode == "namespace" and info.get("uid") == NOBODY,
+        "seccomp": info.get("seccomp") is True,
+        "memory_cgroup": "memory" in controllers,
+        "pids_cgroup": "pids" in controllers,
+        "cpu_cgroup": "cpu" in controllers,
+        "scratch_filesystem": mode == "namespace",
+        "rlimits": mode is not None,
+        "output_pipe": mode is not None,
+        "bounded_reading": True,
+    }

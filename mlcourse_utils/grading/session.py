@@ -10,9 +10,7 @@ limit and a total budget per student.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import re
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -20,34 +18,23 @@ from typing import Any
 
 import numpy as np
 
+from .analysis import REFERENCE, AnalysisError, analyse, render_pages, scan_code
 from .checks import hidden_inputs
-from .notebook import (
-    Assignment,
-    cell_source,
-    compile_cell,
-    grade_id,
-    is_test_cell,
-    parse_python,
-    read_notebook_cells,
-)
+from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError, clean_text
 from .sandbox import Sandbox
-from .submissions import Refused, read_submitted_file
+from .submissions import Refused
 
 #: The default total budget of a student (``--student-timeout``) is this many ``--timeout``s.
 DEFAULT_BUDGET_FACTOR = 10
-#: Patterns that show an attempt to interfere with grading (reported; they earn nothing anyway).
-#: Honest answers have no reason to touch these, so the feedback names them (they earn nothing
-#: either way: the verdict is reached outside the student's process).
-TAMPER_PATTERNS = {
-    r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
-    r"\.run_code\b|\.run_cell\b|\.run_ast_nodes\b": "patches IPython's execution",
-    r"display_formatter|\.displayhook\s*=|display_pub": "hijacks the display formatter",
-    r"sys\.modules\s*\[[^]]*\]\s*=": "replaces modules in sys.modules",
-    r"\bbuiltins\.\w+\s*=|__builtins__\s*\[": "replaces built-in functions",
-    r"\b(numpy|np)(\.testing)?\.(isclose|allclose|array_equal|assert_\w+)\s*=":
-        "monkeypatches numpy",
-}
+#: What one student's result may hold: errors and warnings of cells, notes, distinct warnings per
+#: test, characters of printed output (the feedback shows its end) and of results.json.
+MAX_CELL_ERRORS = 50
+MAX_CELL_WARNINGS = 20
+MAX_NOTES = 50
+MAX_TEST_WARNINGS = 10
+MAX_OUTPUT = 20_000
+MAX_RESULT_CHARS = 400_000
 
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
               "write the function yourself")
@@ -79,6 +66,7 @@ class GradeResult:
     cell_warnings: list[str] = dataclasses.field(default_factory=list)
     output: str = ""
     seconds: float = 0.0
+    refused: str = ""  # why the notebook was not graded at all ("" when it was)
 
     def task_score(self, task: str) -> float:
         return sum(t.earned for t in self.tests if t.task == task)
@@ -94,7 +82,38 @@ class GradeResult:
         result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
                         for t in assignment.tests]
         result.reasons = dict.fromkeys(assignment.tasks, reason)
+        result.refused = reason
         return result
+
+    def bound(self) -> GradeResult:
+        """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
+        notes = list(dict.fromkeys(self.notes))
+        if len(notes) > MAX_NOTES:
+            notes = notes[:MAX_NOTES] + [f"{len(notes) - MAX_NOTES} more notes (not listed)"]
+        if len(self.cell_errors) > MAX_CELL_ERRORS:
+            more = len(self.cell_errors) - MAX_CELL_ERRORS
+            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+            notes.append(f"{more} more cells raised an error (not listed)")
+        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
+            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
+            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
+            notes.append(f"{more} more warnings while the notebook ran (not listed)")
+        self.notes = notes
+        for t in self.tests:
+            t.message = clean_text(t.message, 2000)
+            t.warnings = [clean_text(w, 300) for w in t.warnings[:MAX_TEST_WARNINGS]]
+        if len(self.output) > MAX_OUTPUT:
+            self.output = "[... output cut]\n" + self.output[-MAX_OUTPUT:]
+        size = len(self.output) + sum(len(t.message) + sum(map(len, t.warnings)) + 200
+                                      for t in self.tests)
+        size += sum(map(len, self.notes)) + sum(len(m) for _, m in self.cell_errors)
+        size += sum(map(len, self.cell_warnings)) + sum(map(len, self.reasons.values()))
+        if size > MAX_RESULT_CHARS:  # many tests with long messages: keep the verdicts
+            self.output = ""
+            for t in self.tests:
+                t.message, t.warnings = t.message[:300], t.warnings[:2]
+            self.notes.append("the messages were shortened to keep this page small")
+        return self
 
 
 class _Fatal(Exception):
@@ -115,13 +134,14 @@ class _Session:
     ``"budget"``.
     """
 
-    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4):
+    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4,
+                 start=None):
         self.cells = cells  # list of (index, source, task or None)
         self.hidden = hidden
         self.memory_mb = memory_mb
         self.timeout = timeout
         self.student_timeout = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
-        self.budget_end = time.monotonic() + self.student_timeout
+        self.budget_end = (start or time.monotonic()) + self.student_timeout
         self.max_restarts = max_restarts
         self.restarts = -1
         self.skip = set()
@@ -194,7 +214,8 @@ class _Session:
                     self.executed.add(index)
                     if error is not None:
                         self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
-                    self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns)
+                    self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns
+                                              if len(self.cell_warnings) <= MAX_CELL_WARNINGS)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         restarting = self.sandbox is None
@@ -214,15 +235,19 @@ class _Session:
             value, warns = self.sandbox.call(name, args, kwargs, left)
         except RemoteError as exc:
             self._drain_events(task=self.current_task)
-            self.warnings.extend(getattr(exc, "warnings", []))
+            self._warn(getattr(exc, "warnings", []))
             raise
         except SandboxError as exc:
             self._collect_output()
             self.sandbox = None
             raise _Fatal(self._budget_kind(exc)) from None
         self._drain_events(task=self.current_task)
-        self.warnings.extend(warns)
+        self._warn(warns)
         return value
+
+    def _warn(self, warns):
+        if len(self.warnings) < 100:  # a test may call the function thousands of times
+            self.warnings.extend(warns)
 
     def _collect_output(self):
         if self.sandbox is not None:
@@ -268,39 +293,10 @@ def uses_reference(source: str) -> bool:
     """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
 
     Disguised imports (``importlib.import_module("ml" + "course_utils")``) are caught at run
-    time by the sandbox's decoy package instead.
+    time by the sandbox's decoy package instead. (The grader runs this check on submitted
+    code only inside :func:`~.analysis.analyse`'s limited child process.)
     """
-    try:
-        tree = parse_python(source)
-    except SyntaxError:  # IPython syntax (magics): fall back to import lines
-        return re.search(r"^\s*(from|import)\s+mlcourse_utils\b", source, re.MULTILINE) is not None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "mlcourse_utils"
-                                                for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and \
-                (node.module or "").split(".")[0] == "mlcourse_utils":
-            return True
-        if isinstance(node, ast.Name) and node.id == "mlcourse_utils":
-            return True
-    return False
-
-
-def _static_checks(cells):
-    """Delegation per task and tampering notes, read from the submitted sources."""
-    delegated, notes = set(), []
-    for index, source, task in cells:
-        if uses_reference(source):
-            if task is not None:
-                delegated.add(task)
-            else:
-                notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
-                             "while grading")
-        for pattern, what in TAMPER_PATTERNS.items():
-            if re.search(pattern, source):
-                notes.append(f"cell {index + 1} {what}: tampering detected (it has no effect on "
-                             "grading, which runs outside your notebook)")
-    return delegated, notes
+    return REFERENCE in scan_code(source).uses
 
 
 def check_setup(assignment: Assignment) -> None:
@@ -322,53 +318,49 @@ def check_setup(assignment: Assignment) -> None:
 def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
                    student: str = "student", *, timeout: float = 60.0, memory_mb: int = 4096,
                    hidden: Collection[Path | str] = (), student_timeout: float | None = None,
-                   secret: bytes | None = None) -> GradeResult:
+                   secret: bytes | None = None, copy_to: Path | str | None = None,
+                   manual_dir: Path | str | None = None,
+                   watch: Collection[str] = ()) -> GradeResult:
     """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
 
     ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
     ``student_timeout`` is the student's total budget in seconds (default
-    ``DEFAULT_BUDGET_FACTOR * timeout``). ``secret`` (bytes) seeds the hidden tests' random
-    inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
-    seed. It never leaves this process.
+    ``DEFAULT_BUDGET_FACTOR * timeout``): it starts now and covers reading the notebook
+    (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
+    cell, :attr:`~.analysis.Analysis.uses`), writing the formgrader copy ``copy_to`` and the
+    rendered manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells
+    and its tests. ``secret`` (bytes)
+    seeds the hidden tests' random inputs together with the student id
+    (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
     """
     start = time.monotonic()
     result = GradeResult(student, assignment.name)
+    budget = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
 
     def zero_all(reason):
         zero = GradeResult.zero(student, assignment, reason)
         zero.notes = result.notes
         zero.seconds = time.monotonic() - start
-        return zero
+        return zero.bound()
 
     if path is None:
         return zero_all("no notebook was submitted")
     if isinstance(path, Refused):
         return zero_all(path.reason)
     try:
-        cells_in = read_notebook_cells(read_submitted_file(path))
-    except Exception as exc:  # noqa: BLE001 (any unreadable file is a zero with a reason)
-        detail = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-        return zero_all(f"the notebook could not be read ({clean_text(detail, 200)})")
-
-    test_ids = {t.grade_id for t in assignment.tests}
-    cells = []
-    for index, cell in enumerate(cells_in):
-        if cell.get("cell_type") != "code":
-            continue
-        gid = grade_id(cell)
-        source = cell_source(cell)
-        if gid in test_ids or is_test_cell(cell):
-            if gid in assignment.visible_sources and \
-                    source.strip() != assignment.visible_sources[gid].strip():
-                result.notes.append(f"test cell {gid} was changed: tampering detected (the "
-                                    "grader runs the original tests)")
-            continue
-        task = gid if gid in assignment.tasks else None
-        cells.append((index, source, task))
-
-    delegated, notes = _static_checks(cells)
-    result.notes.extend(notes)
-    session = _Session(cells, hidden, memory_mb, timeout, student_timeout)
+        found = analyse(path, assignment, timeout=timeout, deadline=start + budget,
+                        watch=watch)
+    except AnalysisError as exc:
+        return zero_all(clean_text(str(exc), 500))
+    result.notes.extend(found.notes)
+    if copy_to or manual_dir:  # a failure here costs only these pages, never points
+        problem = render_pages(path, assignment, timeout=timeout, deadline=start + budget,
+                               copy_to=copy_to, manual_dir=manual_dir)
+        if problem:
+            result.notes.append("your notebook's copy for the teaching assistants (written "
+                                f"answers, formgrader) could not be made in full: {problem}")
+    cells, delegated = found.cells, found.delegated
+    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start)
     failed_fatally = {}
     spent = None  # the reason, once the student's total budget is used up
     try:
@@ -428,8 +420,8 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
         result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
                             "while grading")
     result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
-    result.cell_warnings = session.cell_warnings[:20]
-    result.output = "\n".join(o for o in session.outputs if o.strip())[-20000:]
+    result.cell_warnings = session.cell_warnings
+    result.output = "\n".join(o for o in session.outputs if o.strip())
     result.seconds = time.monotonic() - start
-    return result
+    return result.bound()
 

@@ -1,0 +1,639 @@
+"""The grader's reading of a submitted notebook, in a child process with time and memory limits.
+
+Everything the grader learns from a student's file passes through here: the JSON, the cells,
+the names the code uses and the tampering patterns (:func:`analyse`), the sanitised copy for
+nbgrader's formgrader and the manual-grading answers as HTML (:func:`render_pages`). That work
+grows with what the student
+hands in (up to the 16 MB notebook cap) and some of it (Python's parser, Markdown and HTML
+sanitising) costs far more time and memory than the text's size, so it never runs in the grader:
+
+* a fresh child process (forked from a prepared server, so it starts in milliseconds) reads the
+  file and does all of it under an address-space limit (:data:`MEMORY_MB` above what it starts
+  with) and a CPU-time limit, while the grader waits on a pipe without holding its global lock;
+* the grader gives it the earlier of the per-cell time limit and the end of the student's total
+  budget: a child that runs out of either, or of memory, is killed, and the student gets zero
+  with that reason (:class:`AnalysisError`), as for a notebook that cannot be read;
+* what comes back is bounded and cheap to decode: a small JSON header (at most
+  :data:`MAX_CELLS` cells) and the code cells' sources as raw UTF-8 after it;
+* the pages made from the notebook (the formgrader copy, the manual-grading answers) are made
+  by a second child (:func:`render_pages`), so that a failure there costs the student only
+  those pages (each answer that cannot be shown gets the reason in its place), never points.
+
+For other checks of student code (e.g. forbidden calls), use :func:`scan_code` on a cell *inside*
+the child (add the names to watch to :func:`analyse`'s ``watch``; the answer lists, per code cell,
+the watched names it uses), never on student text in the grader's own process.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import math
+import os
+import re
+import resource
+import struct
+import threading
+import time
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
+from .protocol import clean_text
+
+if TYPE_CHECKING:
+    from .notebook import Assignment
+
+#: Cells (of any kind) accepted in one notebook: course notebooks have about a hundred.
+MAX_CELLS = 2000
+#: Characters of one code cell that Python's parser reads (it needs about 500 bytes of memory per
+#: character). A longer cell is judged by its text instead (:func:`scan_code`).
+MAX_PARSED_CELL = 200_000
+#: Memory the child may use beyond what it starts with, and its largest answer (bytes).
+MEMORY_MB = 1024
+MAX_REPLY = 48 * 2**20
+#: Watched names reported per cell, and notes per notebook.
+MAX_USES = 50
+MAX_NOTES = 50
+#: Always watched: the reference package (an answer that uses it earns nothing).
+REFERENCE = "mlcourse_utils"
+
+#: Text that shows an attempt to interfere with grading (reported; it earns nothing anyway).
+#: Every pattern starts with a fixed word and has only bounded gaps, so a search is linear.
+TAMPER_PATTERNS = {
+    r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
+    r"\.run_code\b|\.run_cell\b|\.run_ast_nodes\b": "patches IPython's execution",
+    r"display_formatter|\.displayhook[ \t]*=|display_pub": "hijacks the display formatter",
+    r"sys\.modules[ \t]*\[[^]\n]{0,200}\][ \t]*=": "replaces modules in sys.modules",
+    r"\bbuiltins\.\w{1,100}[ \t]*=|__builtins__[ \t]*\[": "replaces built-in functions",
+    r"\b(?:numpy|np)(?:\.testing)?\.(?:isclose|allclose|array_equal|assert_\w{1,60})[ \t]*=":
+        "monkeypatches numpy",
+}
+_TAMPER = [(re.compile(p), what) for p, what in TAMPER_PATTERNS.items()]
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]{1,200})", re.MULTILINE)
+_MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
+
+
+class AnalysisError(Exception):
+    """The notebook could not be read within the limits: the reason, in words, for the student."""
+
+
+# ------------------------------------------------------------------ one cell (inside the child)
+
+
+@dataclasses.dataclass
+class CodeScan:
+    """What :func:`scan_code` found in one cell of code."""
+
+    uses: list[str]          # the watched names the code refers to (sorted)
+    tamper: list[str]        # what the code's text shows an attempt to do (TAMPER_PATTERNS)
+    parsed: bool             # False: judged by its text (too long, or not Python syntax)
+    reason: str = ""         # why it was not parsed
+
+
+def _without_magics(source):
+    """IPython's ``%magic`` and ``!shell`` lines as ``pass`` (a cell magic's body is kept)."""
+    if source.lstrip().startswith("%%"):
+        source = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
+    return _MAGIC_LINE.sub(lambda m: m.group(1) + "pass", source)
+
+
+def _dotted(node):
+    """``a.b.c`` for an attribute chain on a name, else None (iterative: chains may be long)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def qualified_names(tree: ast.AST) -> set[str]:
+    """Every dotted name ``tree`` refers to, with imports resolved to what they import.
+
+    ``import numpy as np; np.linalg.inv`` gives ``numpy.linalg.inv``; ``from scipy.stats import
+    entropy as H; H(p)`` gives ``scipy.stats.entropy``; an imported module is named too
+    (``import mlcourse_utils.mle`` gives ``mlcourse_utils.mle``). Names built at run time
+    (``getattr``, ``importlib``) are not seen.
+    """
+    aliases, names = {}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names.add(alias.name)
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    aliases[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            for alias in node.names:
+                if alias.name != "*":
+                    full = f"{node.module}.{alias.name}"
+                    names.add(full)
+                    aliases[alias.asname or alias.name] = full
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            parts = _dotted(node)
+            if parts is not None:
+                root = aliases.get(parts[0], parts[0])
+                names.add(".".join([root, *parts[1:]]))
+    return names
+
+
+def _matches(name, watched):
+    return name == watched or name.startswith(watched + ".")
+
+
+def scan_code(source: str, watch: Collection[str] = (REFERENCE,)) -> CodeScan:
+    """The watched names one cell of code uses, and any tampering its text shows.
+
+    Python code is parsed (IPython's ``%`` and ``!`` lines count as ``pass``) and names are
+    resolved through its imports (:func:`qualified_names`); a name matches a watched one when it
+    is that name or inside it (``mlcourse_utils.mle.gaussian_mle`` is inside ``mlcourse_utils``).
+    Comments and strings never count. A cell longer than :data:`MAX_PARSED_CELL` characters, or
+    one that is not Python, is judged by its text: a watched name written anywhere in it counts.
+
+    Run it only inside :func:`analyse`'s child (see the module's docstring): parsing costs
+    hundreds of times the text's size in memory.
+    """
+    tamper = [what for pattern, what in _TAMPER if pattern.search(source)]
+    reason, names = "", None
+    if len(source) > MAX_PARSED_CELL:
+        reason = f"it is longer than {MAX_PARSED_CELL} characters"
+    else:
+        try:
+            names = qualified_names(ast.parse(_without_magics(source)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            reason = f"it is not valid Python ({type(exc).__name__})"
+    if names is not None:
+        uses = sorted(w for w in watch if any(_matches(n, w) for n in names))
+    else:
+        uses = sorted(w for w in watch
+                      if re.search(r"(?<![\w.])" + re.escape(w) + r"(?!\w)", source))
+        for module in _IMPORT_LINE.findall(source):
+            uses += [w for w in watch if _matches(module, w) and w not in uses]
+        uses.sort()
+    return CodeScan(uses, tamper, names is not None, reason)
+
+
+# ------------------------------------------------------------------ one notebook (inside the child)
+
+
+@dataclasses.dataclass
+class Request:
+    """What the child is asked to do with one submitted file."""
+
+    path: str
+    tasks: list[str]
+    tests: dict[str, str]          # test grade_id -> what students see of it
+    manual: list[str]              # manually graded cells' grade_ids
+    watch: list[str]
+    copy_to: str | None = None     # pages: the sanitised copy for formgrader
+    manual_dir: str | None = None  # pages: one HTML fragment per manual cell, <k>.html
+    grade: bool = True             # True: read the code; False: make the pages
+
+
+def _notes_for(index, scan, task):
+    notes = [f"cell {index + 1} {what}: tampering detected (it has no effect on grading, which "
+             "runs outside your notebook)" for what in scan.tamper]
+    if REFERENCE in scan.uses and task is None:
+        notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available while "
+                     "grading")
+    return notes
+
+
+def _analyse_cells(cells, request):
+    """``(header, sources)``: the code cells to run, delegation, notes and watched names."""
+    test_ids = set(request.tests)
+    run, sources, notes, delegated, uses = [], [], [], set(), []
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        gid = grade_id(cell)
+        source = cell_source(cell)
+        if gid in test_ids or is_test_cell(cell):
+            if gid in request.tests and source.strip() != request.tests[gid].strip():
+                notes.append(f"test cell {clean_text(gid, 100)} was changed: tampering detected "
+                             "(the grader runs the original tests)")
+            continue
+        task = gid if gid in request.tasks else None
+        scan = scan_code(source, request.watch)
+        if REFERENCE in scan.uses and task is not None:
+            delegated.add(task)
+        notes += _notes_for(index, scan, task)
+        if scan.uses:
+            uses.append([index, scan.uses[:MAX_USES]])
+        data = source.encode("utf-8", "surrogatepass")
+        run.append([index, task, len(data)])
+        sources.append(data)
+    unique = list(dict.fromkeys(notes))
+    if len(unique) > MAX_NOTES:
+        unique = unique[:MAX_NOTES] + [f"... and {len(unique) - MAX_NOTES} more notes"]
+    return {"cells": run, "notes": unique, "delegated": sorted(delegated), "uses": uses}, sources
+
+
+def _child_work(request):
+    """Everything the child does for one file; returns ``(header, sources)``."""
+    from . import answers, gradebook
+    from .submissions import read_submitted_file
+
+    cells = read_notebook_cells(read_submitted_file(request.path))
+    if len(cells) > MAX_CELLS:
+        raise ValueError(f"the notebook has {len(cells)} cells; at most {MAX_CELLS} are accepted")
+    if request.grade:
+        return _analyse_cells(cells, request)
+    problems = []
+    if request.manual_dir:
+        folder = Path(request.manual_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for k, gid in enumerate(request.manual):
+            found = [c for c in cells if grade_id(c) == gid and is_manual_cell(c)]
+            try:
+                fragment = answers.answer_fragment(found)
+            except MemoryError:
+                fragment = _missing(f"rendering it needed more than {MEMORY_MB} MB")
+                problems.append(f"{gid}: rendering it needed more than {MEMORY_MB} MB")
+            except Exception as exc:  # noqa: BLE001 (this answer's problem, not the page's)
+                reason = f"{type(exc).__name__}: {clean_text(str(exc), 200)}"
+                fragment = _missing(f"it could not be rendered ({reason})")
+                problems.append(f"{gid}: {reason}")
+            (folder / f"{k}.html").write_text(fragment, encoding="utf-8")
+    if request.copy_to:
+        try:
+            gradebook.write_sanitized_cells(cells, Path(request.copy_to))
+        except (OSError, ValueError) as exc:
+            problems.append(f"the copy for formgrader: {type(exc).__name__}: {exc}")
+    return {"problems": [clean_text(p, 300) for p in problems]}, []
+
+
+def _missing(reason):
+    """The fragment shown in place of an answer that cannot be shown (our own text)."""
+    import html
+
+    return f'<p class="missing">No answer shown: {html.escape(reason)}.</p>\n'
+
+
+def _frame(header, sources):
+    head = json.dumps(header, ensure_ascii=True).encode()
+    return b"".join([struct.pack(">I", len(head)), head, *sources])
+
+
+def _limit_memory(extra_mb):
+    """Cap this process's address space at what it uses now plus ``extra_mb``."""
+    try:
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        used = 0
+    limit = used + extra_mb * 2**20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        pass
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _child(request_fd, reply_fd):
+    """One forked child: its pid, then limits, the work and the answer (or a reason)."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    _write_all(reply_fd, struct.pack(">I", os.getpid()))
+    raw = json.loads(_read_all(request_fd))
+    os.close(request_fd)
+    memory_mb, cpu = raw.pop("memory_mb"), raw.pop("cpu_seconds")
+    _limit_memory(memory_mb)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    except (ValueError, OSError):
+        pass
+    try:
+        payload = _frame(*_child_work(Request(**raw)))
+    except MemoryError:
+        payload = _frame({"error": f"reading the notebook needed more than {memory_mb} MB"}, [])
+    except RecursionError:
+        payload = _frame({"error": "the notebook could not be read (nested too deeply)"}, [])
+    except (ValueError, UnicodeError) as exc:
+        payload = _frame({"error": "the notebook could not be read "
+                                   f"({clean_text(str(exc), 200)})"}, [])
+    except Exception as exc:  # noqa: BLE001 (a shape of data nobody foresaw: this student's)
+        payload = _frame({"error": "the notebook could not be read "
+                                   f"({type(exc).__name__}: {clean_text(str(exc), 200)})"}, [])
+    if len(payload) > MAX_REPLY:
+        payload = _frame({"error": "the notebook's code is too large to grade"}, [])
+    _write_all(reply_fd, payload)
+
+
+def _serve(control_fd: int, preload: list[str]) -> None:
+    """The fork server: imports ``preload`` once, then forks one child per request.
+
+    Messages on the control socket: ``b"R"`` with two file descriptors (the request to read,
+    the reply to write: the child's), or ``b"K" + pid`` (kill that child if it still runs; the
+    server is its parent, so the pid cannot have been reused). EOF: the grader is gone.
+    """
+    import importlib
+    import select
+    import signal
+    import socket
+
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 (a missing optional module is imported when used)
+            pass
+    control = socket.socket(fileno=control_fd)
+    live = set()
+    while True:
+        while live:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                live.clear()
+                break
+            if pid == 0:
+                break
+            live.discard(pid)
+        ready, _, _ = select.select([control], [], [], 1.0)
+        if not ready:
+            continue
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 16, 2)
+        except OSError:
+            message, fds = b"", []
+        if not message:
+            for pid in live:
+                os.kill(pid, signal.SIGKILL)
+            return
+        if message[:1] == b"K":
+            pid = int.from_bytes(message[1:9], "big")
+            if pid in live:
+                os.kill(pid, signal.SIGKILL)
+        elif message[:1] == b"R" and len(fds) == 2:
+            try:
+                pid = os.fork()
+            except OSError:  # (no process to spare: the grader sees the reply pipe close)
+                pid = None
+            if pid == 0:
+                code = 1
+                try:
+                    control.close()
+                    _child(*fds)
+                    code = 0
+                finally:
+                    os._exit(code)
+            if pid is not None:
+                live.add(pid)
+        for fd in fds:
+            os.close(fd)
+
+
+# ------------------------------------------------------------------ the grader's side
+
+
+#: Imported once by the fork server (a missing one is skipped, and imported when needed).
+PRELOAD = ["mlcourse_utils.grading.analysis", "mlcourse_utils.grading.answers",
+           "mlcourse_utils.grading.gradebook", "bleach", "markdown_it",
+           "mdit_py_plugins.dollarmath", "jinja2"]
+
+
+class _Server:
+    """The grader's handle on the fork server (started on first use, one per grader)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc = None
+        self._control = None
+
+    def _start(self):
+        import socket
+        import subprocess
+        import sys
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        code = ("import json, sys; sys.path[:0] = json.loads(sys.argv[2]); "
+                "from mlcourse_utils.grading.analysis import _serve; "
+                "_serve(int(sys.argv[1]), json.loads(sys.argv[3]))")
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR",
+                                                             "HOME", "SYSTEMROOT")}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", code, str(theirs.fileno()),
+             json.dumps([p for p in sys.path if p]), json.dumps(PRELOAD)],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
+            start_new_session=True)
+        theirs.close()
+        self._control = ours
+
+    def warm_up(self) -> None:
+        """Start the server now (it imports for about a second) rather than at first use."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+
+    def _send(self, message, fds=()):
+        import socket
+
+        with self._lock:
+            for attempt in (1, 2):
+                if self._proc is None or self._proc.poll() is not None:
+                    self._start()
+                try:
+                    socket.send_fds(self._control, [message], list(fds))
+                    return
+                except OSError:
+                    if attempt == 2:
+                        raise
+                    self._proc = None
+
+    def run(self, payload: bytes, deadline: float) -> tuple[bytes | None, bool]:
+        """Have a child answer ``payload`` by ``deadline``: ``(answer or None, timed out)``."""
+        import select
+
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        try:
+            self._send(b"R", (request_r, reply_w))
+        finally:
+            os.close(request_r)
+            os.close(reply_w)
+        pid, data, timed_out = None, bytearray(), False
+        try:
+            try:
+                _write_all(request_w, payload)  # the child reads it at once (its first act)
+            except OSError:
+                pass
+            os.close(request_w)
+            request_w = None
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                ready, _, _ = select.select([reply_r], [], [], left)
+                if not ready:
+                    continue
+                chunk = os.read(reply_r, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+                if pid is None and len(data) >= 4:
+                    pid = struct.unpack(">I", data[:4])[0]
+                if len(data) > MAX_REPLY + 8:
+                    break
+        finally:
+            if request_w is not None:
+                os.close(request_w)
+            os.close(reply_r)
+            if pid is not None and (timed_out or len(data) > MAX_REPLY + 8):
+                self._send(b"K" + pid.to_bytes(8, "big"))
+        if timed_out or len(data) < 8 or len(data) > MAX_REPLY + 8:
+            return None, timed_out
+        return bytes(data[4:]), False
+
+
+_SERVER = _Server()
+
+
+def warm_up() -> None:
+    """Start the process that forks the readers, so that the first student does not wait."""
+    _SERVER.warm_up()
+
+
+@dataclasses.dataclass
+class Analysis:
+    """What the grader learns from one submitted notebook (all of it bounded)."""
+
+    cells: list[tuple[int, str, str | None]]  # code cells to run: (index, source, task or None)
+    delegated: set[str]                       # tasks whose answer cell uses the reference
+    notes: list[str]                          # tampering and other remarks for the feedback
+    uses: dict[int, list[str]]                # cell index -> watched names it uses
+    seconds: float = 0.0                      # the child's wall time
+
+
+def _decode(data):
+    (n,) = struct.unpack(">I", data[:4])
+    if n > len(data) - 4:
+        raise AnalysisError("the notebook could not be read (its reader stopped while "
+                            "answering)")
+    header = json.loads(data[4:4 + n])
+    if "error" in header:
+        raise AnalysisError(str(header["error"]))
+    cells, offset = [], 4 + n
+    for index, task, size in header.get("cells", []):
+        source = data[offset:offset + size].decode("utf-8", "surrogatepass")
+        offset += size
+        cells.append((int(index), source, task))
+    if offset != len(data):
+        raise AnalysisError("the notebook could not be read (its reader stopped while "
+                            "answering)")
+    return header, Analysis(cells, set(header.get("delegated", [])),
+                            list(header.get("notes", [])),
+                            {int(i): list(u) for i, u in header.get("uses", [])})
+
+
+def _run(request, timeout, deadline, memory_mb):
+    """``(header, Analysis, seconds)`` of one request answered by a limited child."""
+    start = time.monotonic()
+    limit = start + timeout
+    if deadline is not None and deadline < limit:
+        limit = deadline
+    payload = json.dumps({**dataclasses.asdict(request), "memory_mb": memory_mb,
+                          "cpu_seconds": max(1, math.ceil(limit - start) + 1)}).encode()
+    data, timed_out = _SERVER.run(payload, limit)
+    seconds = time.monotonic() - start
+    if timed_out:
+        if deadline is not None and deadline < start + timeout:
+            raise AnalysisError("used up its total grading time while the notebook was read")
+        raise AnalysisError(f"reading the notebook took longer than {timeout:g} s (the time "
+                            "limit per cell)")
+    if data is None:
+        raise AnalysisError(f"the notebook could not be read (its reader stopped; it may have "
+                            f"needed more than {memory_mb} MB)")
+    header, result = _decode(data)
+    result.seconds = seconds
+    return header, result
+
+
+def _request(path, assignment, watch=(), grade=True, copy_to=None, manual_dir=None):
+    return Request(str(path), list(assignment.tasks),
+                   {t.grade_id: assignment.visible_sources.get(t.grade_id, t.source)
+                    for t in assignment.tests},
+                   [gid for gid, _ in assignment.manual], sorted({REFERENCE, *watch}),
+                   str(copy_to) if copy_to else None, str(manual_dir) if manual_dir else None,
+                   grade)
+
+
+def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
+            deadline: float | None = None, watch: Iterable[str] = (),
+            memory_mb: int = MEMORY_MB) -> Analysis:
+    """Read a submitted notebook's code in a limited child process (see the module's docstring).
+
+    ``timeout`` (seconds) and ``deadline`` (a ``time.monotonic()`` value, the end of the
+    student's budget) bound the child's wall time, ``memory_mb`` what it may allocate; ``watch``
+    adds qualified names to report per cell (:attr:`Analysis.uses`). Raises
+    :class:`AnalysisError` with the reason for the student (not a notebook, too many cells, out
+    of time or memory).
+    """
+    return _run(_request(path, assignment, watch), timeout, deadline, memory_mb)[1]
+
+
+def render_pages(path: Path | str, assignment: Assignment, *, timeout: float,
+                 deadline: float | None = None, copy_to: Path | str | None = None,
+                 manual_dir: Path | str | None = None, memory_mb: int = MEMORY_MB) -> str | None:
+    """Write a submission's formgrader copy (``copy_to``) and its manual-grading answers
+    (``manual_dir/<k>.html``, k: the cell's position in ``assignment.manual``) in a limited
+    child process; returns None, or what could not be made and why (never raises).
+
+    A failure costs only these pages, not the student's score: an answer that could not be
+    rendered gets the reason in its place, and a copy left half-written is removed.
+    """
+    try:
+        header, _ = _run(_request(path, assignment, grade=False, copy_to=copy_to,
+                                  manual_dir=manual_dir), timeout, deadline, memory_mb)
+        problem = "; ".join(header.get("problems", [])) or None
+    except AnalysisError as exc:
+        problem = str(exc)
+        if copy_to:
+            for leftover in (Path(copy_to), Path(f"{copy_to}.part")):
+                leftover.unlink(missing_ok=True)
+    if manual_dir:
+        for k in range(len(assignment.manual)):
+            fragment = Path(manual_dir) / f"{k}.html"
+            if not fragment.is_file():
+                fragment.parent.mkdir(parents=True, exist_ok=True)
+                fragment.write_text(_missing(problem or "it was not rendered"), encoding="utf-8")
+    return problem
+
+
+def manual_fragments(assignment: Assignment, sources: dict[str, Any], folder: Path,
+                     timeout: float = 60.0) -> dict[str, str]:
+    """Render every student's manual answers into ``folder/<n>/`` (n: the student's position in
+    ``sources``); returns ``{student: reason}`` for those without a notebook to read."""
+    from .submissions import Refused
+
+    failed = {}
+    for n, (student, path) in enumerate(sources.items()):
+        if path is None or isinstance(path, Refused):
+            failed[student] = "no notebook was submitted" if path is None else path.reason
+            continue
+        render_pages(path, assignment, timeout=timeout, manual_dir=folder / str(n))
+    return failed

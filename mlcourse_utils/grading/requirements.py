@@ -1,0 +1,38 @@
+"""What grading needs installed (the ``[grading]`` extra), and the error that says how to get it.
+
+``mlcourse grade``, ``grade-merge`` and ``export`` call :func:`check_dependencies` first, so that a
+missing package stops the command at once with the install command, instead of a warning and
+pages that were never written.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+#: What grading and its pages import beyond the base install: {module: distribution}.
+REQUIRED_MODULES = {"nbgrader": "nbgrader", "tqdm": "tqdm", "jinja2": "jinja2",
+                    "bleach": "bleach", "markdown_it": "markdown-it-py",
+                    "mdit_py_plugins": "mdit-py-plugins", "yaml": "pyyaml",
+                    "dateutil": "python-dateutil"}
+#: The offline MathJax of the manual-grading pages (a distribution without a module name).
+MATHJAX = "sphinx-mathjax-offline"
+INSTALL = "pip install 'mlcourse_utils[grading]'"
+
+
+def missing_dependencies() -> list[str]:
+    """The distributions grading needs that are not installed (empty when all are)."""
+    from .manual import mathjax_available
+
+    missing = [dist for module, dist in REQUIRED_MODULES.items()
+               if importlib.util.find_spec(module) is None]
+    if importlib.util.find_spec(MATHJAX) is None or not mathjax_available():
+        missing.append(MATHJAX)
+    return missing
+
+
+def check_dependencies() -> None:
+    """ValueError naming what to install when something grading needs is missing."""
+    missing = missing_dependencies()
+    if missing:
+        raise ValueError(f"grading needs {', '.join(missing)}, which "
+                         f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL}")
