@@ -13,14 +13,23 @@ a = w^T x + b without forming probabilities that could round to 0 or 1: -log sig
 give finite losses and no overflow warnings.
 
 Two ways of fitting are offered. With a step size ``lr`` the ``fit_*`` functions run the plain
-gradient descent the chapter teaches (:func:`gradient_descent`). With ``lr=None`` they use
-Newton's method with a backtracking line search (the Hessian is (D + 1) x (D + 1) for two
-classes, (D + 1) C x (D + 1) C for C classes, and solved by Cholesky); for more than 20,000
-samples, scipy's L-BFGS first brings the gradient down cheaply and the first Newton steps use
-a Hessian formed from 20,000 evenly spaced rows (the exact one as soon as that proves too rough),
-while the loss and gradient are accumulated over blocks of rows that stay in cache. Every
-Hessian is a sum of weighted outer products formed as symmetric matrix products (BLAS syrk).
-Both stop when the largest absolute entry of the gradient is at most ``tol``.
+gradient descent the chapter teaches (:func:`gradient_descent`). With ``lr=None`` the method
+follows the shape of X (:func:`_solve_binary`, :func:`_solve_softmax`):
+
+* up to 200 parameters ((D + 1) C) and 20,000 samples: Newton's method with a backtracking
+  line search (the Hessian is (D + 1) x (D + 1) for two classes, (D + 1) C x (D + 1) C for C
+  classes, and solved by Cholesky);
+* more parameters or samples: L-BFGS (:func:`_lbfgs`), which needs only gradients, finished
+  by a few Newton steps with one Hessian when forming it costs less than the L-BFGS steps it
+  saves (for more than 20,000 samples the first one from 20,000 evenly spaced rows, the exact
+  one as soon as that proves too rough);
+* more than twice as many features as samples: the same fit on N features, the coordinates
+  of w in the span of the N rows of X (:func:`_row_space`), so that no Hessian or step is
+  ever larger than (N + 1) C.
+
+The loss and gradient are accumulated over blocks of rows that stay in cache. Every Hessian
+is a sum of weighted outer products formed as symmetric matrix products (BLAS syrk). All stop
+when the largest absolute entry of the gradient is at most ``tol``.
 
 See the chapter "Logistic regression".
 """
@@ -35,7 +44,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import linalg, optimize
+from scipy import linalg
 
 from ._base import ProbabilisticClassifier
 from ._validation import (
@@ -295,15 +304,13 @@ def _warn_not_converged(what, max_iter, gmax, tol):
     )
 
 
-#: Above this many samples the first Hessian is formed from evenly spaced rows only, and the
-#: Newton steps start from an L-BFGS solution (see :func:`_minimise`).
+#: Above this many samples the first Hessian is formed from evenly spaced rows only (see
+#: :func:`_newton_steps`), and the fits start with L-BFGS (:func:`_quasi_newton`).
 _HESSIAN_ROWS = 20000
-#: L-BFGS stops when the per-sample gradient is this small; Newton steps take over from there.
-_WARM_START_GTOL = 1e-4
 
 
 def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
-    """Minimise a smooth convex loss; returns (theta, n_iter, converged).
+    """Minimise a smooth convex loss by Newton's method; returns (theta, n_iter, converged).
 
     ``loss_grad(theta)`` gives (loss, gradient) and ``hessian(theta, max_rows)`` the Hessian
     (from at most ``max_rows`` evenly spaced rows, ``None`` for all of them). Newton steps
@@ -313,27 +320,27 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
     is also accepted when it does not increase the loss beyond rounding and shrinks the
     gradient: convergence is judged by the gradient, never by the loss.
 
-    For more than ``_HESSIAN_ROWS`` samples, forming the Hessian at every step would dominate
-    the cost, so scipy's L-BFGS first brings the gradient down cheaply (on the per-sample
-    loss, which gives it well-sized first steps), and the first Hessian is formed from a
+    The fits use it for small problems (at most ``_NEWTON_PARAMS`` parameters and
+    ``_HESSIAN_ROWS`` samples), where it is plain Newton's method with the exact Hessian at
+    every step. For more than ``_HESSIAN_ROWS`` samples the first Hessian is formed from a
     subsample of rows and kept while every step shrinks the gradient four-fold. A subsample
     can miss most of the curvature (nearly separable classes, where few samples have
     probabilities far from 0 and 1), and Newton's method then converges slowly; so the first
     step that fails to shrink the gradient four-fold switches to the exact Hessian, from all
-    rows, at every later step: quadratic convergence, a few steps. For fewer samples this is
-    plain Newton's method with the exact Hessian at every step.
+    rows, at every later step: quadratic convergence, a few steps.
     """
-    exact = n_samples <= _HESSIAN_ROWS
-    n_iter = 0
-    if not exact and max_iter > 0:
-        def mean_loss_grad(t):
-            loss, g = loss_grad(t)
-            return loss / n_samples, g / n_samples
+    return _newton_steps(loss_grad, hessian, theta, 0, X, max_iter, tol,
+                         n_samples <= _HESSIAN_ROWS, False)
 
-        res = optimize.minimize(mean_loss_grad, theta, jac=True, method="L-BFGS-B",
-                                options={"maxiter": min(max_iter, 500), "maxls": 50,
-                                         "gtol": max(tol / n_samples, _WARM_START_GTOL)})
-        theta, n_iter = res.x, res.nit
+
+def _newton_steps(loss_grad, hessian, theta, n_iter, X, max_iter, tol, exact, keep):
+    """Newton steps with a line search from theta (see :func:`_minimise`); (theta, n_iter, ok).
+
+    ``exact`` says whether the first Hessian uses all rows. With ``keep``, a Hessian is reused
+    as long as every step shrinks the largest gradient entry four-fold (a Newton method with
+    an old Hessian converges fast close to the minimum and saves forming it again); otherwise
+    it is formed again at every step from the first step that does not.
+    """
     loss, g = loss_grad(theta)
     H = None
     while True:
@@ -344,7 +351,8 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
             return theta, n_iter, False
         if H is None:
             H = hessian(theta, None if exact else _HESSIAN_ROWS)
-        step = _solve_psd(H, g)
+            solve = _psd_solver(H)                  # factorised once per Hessian
+        step = solve(g)
         decrement = g @ step                        # the Newton decrement squared, >= 0
         t = 1.0
         while True:
@@ -360,10 +368,153 @@ def _minimise(loss_grad, hessian, theta, n_samples, X, max_iter, tol):
                 # rounding allows at this scale.
                 return theta, n_iter, _at_precision(gmax, X, tol)
         n_iter += 1
-        if exact or gmax_new > 0.25 * gmax:
+        if gmax_new > 0.25 * gmax or (exact and not keep):
             exact = True                            # from now on, the exact Hessian
             H = None                                # a new Hessian at the next point
         theta, loss, g = theta_new, loss_new, g_new
+
+
+#: Fits with at most this many parameters ((D + 1) C) take Newton steps from the start.
+_NEWTON_PARAMS = 200
+#: Otherwise L-BFGS runs until the largest gradient entry has fallen by this factor, and
+#: Newton steps finish when a Hessian costs little against the L-BFGS steps it saves.
+_POLISH_FROM = 1e-5
+
+
+def _lbfgs(loss_grad, theta, max_iter, tol, relative=0.0, memory=10):
+    """L-BFGS until the largest gradient entry is at most ``tol`` (or ``relative`` times its
+    value at the start); returns (theta, n_iter, largest gradient entry, reached).
+
+    The limited-memory BFGS method (Nocedal and Wright, *Numerical Optimization*, algorithm
+    7.4) keeps the last ``memory`` steps s_k and gradient changes y_k; the two-loop recursion
+    applies the inverse of the quasi-Newton Hessian they define to the gradient in
+    O(memory P) operations for P parameters, so a step costs about one loss-and-gradient
+    evaluation and never a P x P matrix. Steps are accepted by backtracking (Armijo's
+    condition, quadratic interpolation); like :func:`_newton_steps` it tolerates an increase
+    of the loss within rounding (1e-13 of the loss), because near the minimum the loss no
+    longer changes measurably while the gradient, which decides convergence, still does.
+    It gives up (reached = False) after ``max_iter`` steps, when backtracking finds no step,
+    or when 50 steps in a row do not reduce the smallest gradient seen so far.
+    """
+    loss, g = loss_grad(theta)
+    goal = max(tol, relative * np.max(np.abs(g)))
+    steps, changes, inverse_curvatures = [], [], []
+    n_iter, best, since_best = 0, np.inf, 0
+    while True:
+        gmax = np.max(np.abs(g))
+        if gmax <= goal:
+            return theta, n_iter, gmax, True
+        if gmax < best:
+            best, since_best = gmax, 0
+        else:
+            since_best += 1
+        if n_iter >= max_iter or since_best > 50:
+            return theta, n_iter, gmax, False
+        q = g.copy()                                # two-loop recursion: q <- H_k g
+        alphas = []
+        for s, y, rho in zip(reversed(steps), reversed(changes), reversed(inverse_curvatures),
+                             strict=True):
+            alphas.append(rho * (s @ q))
+            q -= alphas[-1] * y
+        if steps:                                   # initial matrix gamma I, gamma = s.y / y.y
+            q *= 1.0 / (inverse_curvatures[-1] * (changes[-1] @ changes[-1]))
+        else:                                       # first step: of length 1
+            q /= np.sqrt(g @ g)
+        for s, y, rho, alpha in zip(steps, changes, inverse_curvatures, reversed(alphas),
+                                    strict=True):
+            q += (alpha - rho * (y @ q)) * s
+        slope = -(g @ q)                            # directional derivative along -q, < 0
+        t = 1.0
+        while True:
+            theta_new = theta - t * q
+            loss_new, g_new = loss_grad(theta_new)
+            excess = loss_new - loss - t * slope
+            if loss_new <= loss + 1e-4 * t * slope + 1e-13 * abs(loss):
+                break
+            # the minimiser of the parabola through loss, slope and loss_new, kept in
+            # [t / 10, t / 2]
+            t = min(max(-slope * t * t / (2.0 * excess), 0.1 * t), 0.5 * t) if excess > 0 \
+                else 0.5 * t
+            if t < 1e-10:
+                return theta, n_iter, gmax, False
+        s, y = theta_new - theta, g_new - g
+        sy = s @ y
+        if sy > 1e-12 * np.sqrt((s @ s) * (y @ y)):  # positive curvature: keep the pair
+            steps.append(s)
+            changes.append(y)
+            inverse_curvatures.append(1.0 / sy)
+            if len(steps) > memory:
+                del steps[0], changes[0], inverse_curvatures[0]
+        theta, loss, g = theta_new, loss_new, g_new
+        n_iter += 1
+
+
+def _newton_pays(N, D, C):
+    """Whether a Hessian, formed once or twice, costs little against the L-BFGS steps it saves.
+
+    Forming it takes about N (D + 1)^2 C (C + 1) / 4 multiply-adds (C (C + 1) / 2 symmetric
+    products, on at most _HESSIAN_ROWS rows) and factorising it ((D + 1) C)^3 / 3, at the
+    speed of matrix products; a gradient
+    takes 2 N D C, at the speed of matrix-vector products, about ten times slower per
+    operation. Newton steps save about 30 L-BFGS steps: worth 20 gradients or fewer.
+    """
+    P = (D + 1) * C
+    hessian = min(N, _HESSIAN_ROWS) * (D + 1) ** 2 * C * (C + 1) / 4 + P ** 3 / 3
+    return hessian <= 200 * (2 * N * D * C)
+
+
+def _quasi_newton(loss_grad, hessian, theta, X, max_iter, tol, polish):
+    """L-BFGS, then Newton steps if ``polish``; (theta, n_iter, converged).
+
+    For fits with many parameters or samples, where Newton steps from the start would form
+    many large Hessians: L-BFGS (:func:`_lbfgs`) brings the largest gradient entry down by the
+    factor ``_POLISH_FROM`` (or all the way to ``tol`` without ``polish``); then Newton steps
+    with one Hessian, formed again only when a step fails to shrink the gradient four-fold
+    (:func:`_newton_steps`; above ``_HESSIAN_ROWS`` samples the first from a subsample of
+    rows), converge in two or three steps. Should L-BFGS stall above ``tol``, Newton steps take over
+    as long as the Hessian is of a size that fits in memory.
+    """
+    theta, n_iter, gmax, _ = _lbfgs(loss_grad, theta, max_iter, tol,
+                                    _POLISH_FROM if polish else 0.0)
+    if gmax <= tol:
+        return theta, n_iter, True
+    if n_iter >= max_iter:
+        return theta, n_iter, False
+    if polish or theta.shape[0] <= 4000:
+        return _newton_steps(loss_grad, hessian, theta, n_iter, X, max_iter, tol,
+                             X.shape[0] <= _HESSIAN_ROWS, True)
+    return theta, n_iter, _at_precision(gmax, X, tol)
+
+
+def _row_space(X):
+    """(Z, back) for a fit with D > N: the fit on Z (N x N) gives v, and w = back(v).
+
+    The weights that minimise a penalised loss of the scores X w + b lie in the span of the
+    rows of X (the gradient X^T r + l2 w = 0 gives w = -X^T r / l2). A constant feature s 1
+    added to X changes nothing (the unpenalised b takes its part, so its weight is 0 at the
+    optimum) and makes the rows independent even when X is centred: X_a = [X, s 1] = Z Q with
+    Q of orthonormal rows. Writing (w, u) = Q^T v, the scores are Z v + b and
+    ||(w, u)|| = ||v||, so the fit on Z with the same penalty gives v, and its gradient g_v
+    gives ||g_(w, u)|| = ||g_v||. Z comes from K = X_a X_a^T = X X^T + s^2 1 1^T: its Cholesky
+    factor L (Z = L, Q = L^{-1} X_a), or when K is singular to rounding (repeated rows) its
+    eigendecomposition K = U diag(e) U^T (Z = U diag(sqrt(e)), Q = diag(e^{-1/2}) U^T X_a,
+    over the eigenvalues above rounding). Forming K costs N^2 D / 2 multiply-adds, once.
+    """
+    N = X.shape[0]
+    K = X @ X.T
+    K += max(np.trace(K) / N ** 2, np.finfo(float).tiny)       # s^2 = mean(diag(X X^T)) / N
+    scale = float(np.max(np.diag(K)))
+    try:
+        L = linalg.cholesky(K, lower=True, check_finite=False)
+        if np.min(np.diag(L)) ** 2 > 1e-12 * scale:
+            return L, lambda V: X.T @ linalg.solve_triangular(L, V, lower=True, trans="T",
+                                                              check_finite=False)
+    except linalg.LinAlgError:
+        pass
+    e, U = linalg.eigh(K, check_finite=False)
+    keep = e > 1e-13 * e[-1]
+    U, root = U[:, keep], np.sqrt(e[keep])
+    return U * root, lambda V: X.T @ (U @ (V.T / root).T)
 
 
 def _in_blocks(nll_and_grad, W, b, X, y, l2, rows=4096):
@@ -437,20 +588,49 @@ def _newton_binary(X, y, l2, max_iter, tol):
     return theta[:D], float(theta[D]), n_iter, converged
 
 
+def _solve_binary(X, y, l2, max_iter, tol):
+    """The minimiser of the penalised binary log loss, by a method chosen from the shape of X.
+
+    Returns (w, b, n_iter, converged). With D >= 2N the fit runs on N features instead
+    (:func:`_row_space`), to ``tol / sqrt(N)`` so that the largest entry of the gradient in w,
+    at most its length, is within ``tol``. Up to ``_NEWTON_PARAMS`` parameters and
+    ``_HESSIAN_ROWS`` samples: Newton's method (:func:`_newton_binary`); otherwise L-BFGS,
+    finished by Newton steps when a Hessian is cheap enough (:func:`_quasi_newton`,
+    :func:`_newton_pays`). Never a Hessian of more than (N + 1)^2 entries when D > N.
+    """
+    N, D = X.shape
+    if D >= 2 * N:
+        Z, back = _row_space(X)
+        v, b, n_iter, converged = _solve_binary(Z, y, l2, max_iter, tol / np.sqrt(Z.shape[1]))
+        return back(v), b, n_iter, converged
+    if D + 1 <= _NEWTON_PARAMS and N <= _HESSIAN_ROWS:
+        return _newton_binary(X, y, l2, max_iter, tol)
+
+    def loss_grad(theta):
+        loss, gw, gb = _in_blocks(_binary_nll_and_grad, theta[:D], theta[D], X, y, l2)
+        return loss, np.append(gw, gb)
+
+    theta, n_iter, converged = _quasi_newton(
+        loss_grad, lambda t, rows: _binary_hessian(X, t[:D], t[D], l2, rows), np.zeros(D + 1),
+        X, max_iter, tol, _newton_pays(N, D, 1))
+    return theta[:D], float(theta[D]), n_iter, converged
+
+
 def _at_precision(gmax, X, tol):
     """Whether a gradient that can no longer be reduced is at the rounding level of the data."""
     scale = np.abs(X).sum(axis=0).max() + X.shape[0]
     return gmax <= max(tol, 1e3 * np.finfo(float).eps * scale)
 
 
-def _solve_psd(H, g):
-    """H^{-1} g for a symmetric positive semi-definite H, by Cholesky; shifts H if singular."""
+def _psd_solver(H):
+    """g -> H^{-1} g for a symmetric positive semi-definite H, factorised once by Cholesky
+    (no explicit inverse); if H is singular, it is shifted by a small multiple of I first."""
     shift = 0.0
     scale = max(np.max(np.abs(np.diag(H))), 1e-300)
     for _ in range(30):
         try:
             c = linalg.cho_factor(H + shift * np.eye(len(H)), lower=True, check_finite=False)
-            return linalg.cho_solve(c, g, check_finite=False)
+            return lambda g: linalg.cho_solve(c, g, check_finite=False)
         except linalg.LinAlgError:
             shift = max(10.0 * shift, 1e-12 * scale)
     raise RuntimeError("the Hessian could not be factorised")  # pragma: no cover
@@ -460,7 +640,7 @@ def _fit_binary(X, y, l2, lr, max_iter, tol):
     """(w, b, info) for checked X and 0/1 float y; info has losses, n_iter, converged."""
     D = X.shape[1]
     if lr is None:
-        w, b, n_iter, converged = _newton_binary(X, y, l2, max_iter, tol)
+        w, b, n_iter, converged = _solve_binary(X, y, l2, max_iter, tol)
         info = {"n_iter": n_iter, "converged": converged, "losses": None}
     else:
         (w, b), losses, converged = gradient_descent(
@@ -495,10 +675,12 @@ def fit_logistic_regression(
     decreases the loss at every step from any start; larger steps may still converge, since
     near the minimiser the step need only be below 2 / L*, with L* the largest eigenvalue of
     the Hessian there (usually much smaller than L).
-    With ``lr=None`` it uses Newton's method with a line search (after an L-BFGS warm start
-    when N > 20,000; ``max_iter`` then counts L-BFGS iterations and Newton steps, usually
-    fewer than 30 in all). Either way it stops when the largest absolute gradient entry is at
-    most ``tol``, and issues a :class:`ConvergenceWarning` if ``max_iter`` is reached first.
+    With ``lr=None`` the method follows the shape of X (see the module docstring): Newton's
+    method with a line search for up to 200 parameters and 20,000 samples, L-BFGS finished by
+    Newton steps for more, and the fit in the span of the samples when D >= 2N; ``max_iter``
+    then counts L-BFGS iterations and Newton steps (usually fewer than 30 and 60). Either way
+    it stops when the largest absolute gradient entry is at most ``tol``, and issues a
+    :class:`ConvergenceWarning` if ``max_iter`` is reached first.
     With l2 = 0 and linearly separable data no minimiser exists: the weights grow until the
     gradient falls below ``tol``.
 
@@ -741,11 +923,44 @@ def _softmax_fast(X, y, C, l2, max_iter, tol):
     return W, b, n_iter, converged
 
 
+def _solve_softmax(X, y, C, l2, max_iter, tol):
+    """The minimiser of the penalised softmax loss, by a method chosen from the shape of X.
+
+    Returns (W, b, n_iter, converged); the choice is that of :func:`_solve_binary` with
+    (D + 1) C parameters: the fit on N features when D >= 2N, Newton's method
+    (:func:`_softmax_fast`) up to ``_NEWTON_PARAMS`` parameters and ``_HESSIAN_ROWS`` samples,
+    L-BFGS otherwise.
+    """
+    N, D = X.shape
+    if D >= 2 * N:
+        Z, back = _row_space(X)
+        V, b, n_iter, converged = _solve_softmax(Z, y, C, l2, max_iter,
+                                                 tol / np.sqrt(Z.shape[1]))
+        return back(V), b, n_iter, converged
+    if (D + 1) * C <= _NEWTON_PARAMS and N <= _HESSIAN_ROWS:
+        return _softmax_fast(X, y, C, l2, max_iter, tol)
+
+    def unpack(theta):
+        return theta[: D * C].reshape(D, C), theta[D * C:]
+
+    rows = min(max(2 ** 18 // D, 256), 4096)        # blocks of about 2 MB: X read once
+
+    def loss_grad(theta):
+        loss, gW, gb = _in_blocks(_softmax_nll_and_grad, *unpack(theta), X, y, l2, rows)
+        return loss, np.concatenate([gW.ravel(), np.asarray(gb, dtype=float)])
+
+    theta, n_iter, converged = _quasi_newton(
+        loss_grad, lambda t, rows: _softmax_hessian(X, *unpack(t), l2, rows),
+        np.zeros((D + 1) * C), X, max_iter, tol, _newton_pays(N, D, C))
+    W, b = unpack(theta)
+    return W, b, n_iter, converged
+
+
 def _fit_softmax(X, index, C, l2, lr, max_iter, tol):
     """(W, b, info) for checked X and integer labels 0..C-1; b is centred."""
     D = X.shape[1]
     if lr is None:
-        W, b, n_iter, converged = _softmax_fast(X, index, C, l2, max_iter, tol)
+        W, b, n_iter, converged = _solve_softmax(X, index, C, l2, max_iter, tol)
         info = {"n_iter": n_iter, "converged": converged, "losses": None}
     else:
         (W, b), losses, converged = gradient_descent(
@@ -776,9 +991,10 @@ def fit_softmax_regression(
     adding a vector to every column of W changes the penalty.)
 
     With ``lr`` given, plain gradient descent from W = 0, b = 0 with that step, at most
-    ``max_iter`` steps; with ``lr=None``, Newton's method as in :func:`fit_logistic_regression`
-    (L-BFGS first when N > 20,000). Both stop when the largest absolute gradient entry is at
-    most ``tol`` and issue a :class:`ConvergenceWarning` when ``max_iter`` is reached first.
+    ``max_iter`` steps; with ``lr=None``, the method chosen from the shape of X as in
+    :func:`fit_logistic_regression`, with (D + 1) C parameters. Both stop when the largest
+    absolute gradient entry is at most ``tol`` and issue a :class:`ConvergenceWarning` when
+    ``max_iter`` is reached first.
 
     Parameters
     ----------

@@ -9,7 +9,8 @@ first: b = mean(y) - w^T mean(X), and the weights solve a problem on the centred
 * The LASSO minimises (1/2N) ||y - X w - b||^2 + lam ||w||_1 (scikit-learn's
   ``Lasso(alpha=lam)``). It has no closed form; cyclic coordinate descent solves it one weight
   at a time, each step a soft thresholding. The updates use the Gram matrix G = X_c^T X_c / N,
-  formed once, so that a step costs O(D) instead of O(N).
+  formed once, so that a step costs O(D) instead of O(N); when N < 10 D, only the Gram matrix
+  of a working set of features (the strong rule, checked against all features).
 
 Note the two scalings: ridge's lam multiplies a penalty added to a *sum* of squares, the
 LASSO's lam one added to half a *mean* of squares (the conventions of scikit-learn).
@@ -383,6 +384,246 @@ def _lasso_gram(X, y):
     return x_mean, y_mean, XtX / n, Xty / n
 
 
+#: With at least this many samples per feature (N >> D) the LASSO works on the whole Gram
+#: matrix (:func:`_lasso_gram`); with fewer, on working sets (:func:`_lasso_working_set`).
+_GRAM_SAMPLES_PER_FEATURE = 10
+#: At most this many features enter the working set at once (those most correlated with the
+#: residual first).
+_WORKING_SET_STEP = 64
+
+
+class _WorkingSet:
+    """The features coordinate descent works on, with their Gram matrix; for D not << N.
+
+    Holds the centred columns X_c[:, W] of the features in the working set W (in the order
+    they entered), G_W = X_c[:, W]^T X_c[:, W] / N and c_W = X_c[:, W]^T y_c / N, grown by
+    :meth:`add` at a cost of O(N |W|) per new feature. :meth:`correlations` gives
+    X_c^T r / N for all D features from one product r^T X (X is never centred or copied: the
+    mean is subtracted from the product). No D x D matrix is formed.
+    """
+
+    def __init__(self, X, y):
+        self.X, self.n = X, X.shape[0]
+        self.x_mean, self.y_mean = X.mean(axis=0), float(y.mean())
+        self.yc = y - self.y_mean
+        self.position = np.full(X.shape[1], -1)     # index in W, -1 outside, -2 constant
+        self.features = np.empty(0, dtype=np.intp)
+        self.columns = np.empty((self.n, 0), order="F")
+        self.G, self.c = np.empty((0, 0)), np.empty(0)
+
+    def correlations(self, r):
+        """X_c^T r / N for a residual r (X_c^T r = X^T r - mean(X) sum(r))."""
+        return (r @ self.X - self.x_mean * r.sum()) / self.n
+
+    def residual(self, w):
+        """y_c - X_c[:, W] w for weights w on W."""
+        return self.yc - self.columns[:, : len(w)] @ w
+
+    def add(self, candidates):
+        """Add the candidates not yet in W (constant features never enter: their weight is 0)."""
+        new = np.asarray(candidates, dtype=np.intp)
+        new = new[self.position[new] == -1]
+        if new.size == 0:
+            return
+        block = self.X[:, new] - self.x_mean[new]
+        constant = np.ptp(self.X[:, new], axis=0) == 0
+        self.position[new[constant]] = -2
+        new, block = new[~constant], block[:, ~constant]
+        m, k = len(self.features), len(new)
+        if k == 0:
+            return
+        if m + k > self.columns.shape[1]:           # grow the buffers (doubling)
+            size = max(2 * self.columns.shape[1], m + k, 16)
+            columns = np.empty((self.n, size), order="F")
+            columns[:, :m] = self.columns[:, :m]
+            G = np.empty((size, size))
+            G[:m, :m] = self.G[:m, :m]
+            self.columns, self.G_buffer = columns, G
+        else:
+            G = self.G_buffer
+        self.columns[:, m: m + k] = block
+        cross = self.columns[:, :m].T @ block / self.n
+        G[:m, m: m + k] = cross
+        G[m: m + k, :m] = cross.T
+        G[m: m + k, m: m + k] = block.T @ block / self.n
+        self.G = G[: m + k, : m + k]
+        self.c = np.concatenate([self.c, block.T @ self.yc / self.n])
+        self.position[new] = np.arange(m, m + k)
+        self.features = np.concatenate([self.features, new])
+
+
+def _cd_active_first(G, c, lam, w, tol, max_iter, factor):
+    """Coordinate descent on f(w) = (1/2) w^T G w - c^T w + lam ||w||_1 from w, sweeping the
+    nonzero weights one by one and the zero ones all at once; returns (w, sweeps, converged).
+
+    A sweep first updates the nonzero weights with :func:`_cd_sweep`. A zero weight j stays
+    zero under its update exactly when |rho_j| = |c_j - (G w)_j| <= lam, so the zero weights
+    are then checked together, in one vectorised comparison, and only those that fail it are
+    updated (one by one, :func:`_cd_sweep`): a sweep over every coordinate, in the order
+    nonzero, unchanged zero, updated zero, at the cost of the nonzero ones. Before each sweep,
+    exact steps on the nonzero weights (:func:`_exact_steps`, with the Cholesky factor kept in
+    ``factor``) jump to the minimiser for their current signs, so after a warm start one step
+    and one sweep usually suffice. Stops after a sweep in which no weight changes by more than
+    ``tol``.
+    """
+    c_list = c.tolist()
+    w = [float(v) for v in w]
+    q = G @ np.array(w)
+    usable = np.diag(G) > 0.0                       # constant features keep 0
+    for sweep in range(1, max_iter + 1):
+        active = [j for j, v in enumerate(w) if v != 0.0]
+        if active and _exact_steps(G, c, lam, w, active, factor):
+            q = G @ np.array(w)
+            active = [j for j in active if w[j] != 0.0]
+        largest = _cd_sweep(G, c_list, lam, w, q, active)
+        zero = np.flatnonzero((np.array(w) == 0.0) & usable)
+        moving = zero[np.abs(c[zero] - q[zero]) > lam]
+        if moving.size:
+            largest = max(largest, _cd_sweep(G, c_list, lam, w, q, moving.tolist()))
+        if largest <= tol:
+            return np.array(w) + 0.0, sweep, True   # + 0.0 turns -0.0 into 0.0
+    return np.array(w) + 0.0, max_iter, False
+
+
+class _FaceFactor:
+    """A Cholesky factor L L^T = G_SS for a set S of features that holds the active set A.
+
+    Coordinate descent along a path of penalties changes the active set by a few features
+    at a time. When features join A they are appended to S and L grows by a block (one
+    triangular solve: O(|S|^2) per new feature instead of O(|S|^3) for a new factorisation).
+    When features leave A they stay in S and :meth:`solve` holds their weights at zero
+    instead; once more than ``stale`` of them have gathered, L is formed again on A alone.
+    ``order`` lists S in the order of L's rows.
+    """
+
+    stale = 16
+
+    def __init__(self):
+        self.order, self.L = [], np.empty((0, 0))
+
+    def update(self, G, active):
+        """Make S hold ``active``; raises LinAlgError if G_SS is singular to rounding."""
+        known = set(self.order)
+        if len(known) - len(known.intersection(active)) > self.stale:
+            self.order, self.L, known = [], np.empty((0, 0)), set()
+        new = [j for j in active if j not in known]
+        if not new:
+            return
+        m, k = len(self.order), len(new)
+        Y = linalg.solve_triangular(self.L, G[np.ix_(self.order, new)], lower=True,
+                                    check_finite=False) if m else np.empty((0, k))
+        corner = linalg.cholesky(G[np.ix_(new, new)] - Y.T @ Y, lower=True, check_finite=False)
+        L = np.zeros((m + k, m + k))
+        L[:m, :m], L[m:, :m], L[m:, m:] = self.L, Y.T, corner
+        self.order, self.L = self.order + new, L
+
+    def solve(self, rhs, fixed):
+        """v with G_SS v = rhs + (multipliers on ``fixed``) and v = 0 on ``fixed`` (positions in
+        S): the minimiser of (1/2) v^T G_SS v - rhs^T v with those weights held at zero."""
+        v = linalg.cho_solve((self.L, True), rhs, check_finite=False)
+        if len(fixed):
+            E = np.zeros((len(self.order), len(fixed)))
+            E[fixed, np.arange(len(fixed))] = 1.0
+            Z = linalg.cho_solve((self.L, True), E, check_finite=False)   # G_SS^{-1} E
+            v = v - Z @ np.linalg.solve(Z[fixed], v[fixed])
+            v[fixed] = 0.0
+        return v
+
+
+def _exact_steps(G, c, lam, w, active, factor):
+    """Exact steps on the active set, as in :func:`_exact_on_active_set`; w (a list) in place.
+
+    The minimiser for the nonzero weights A and their signs s solves G_AA v = c_A - lam s,
+    with the Cholesky factor kept up to date in ``factor`` (a :class:`_FaceFactor`). If a
+    weight would change sign on the way from w_A to v, the step stops where the first one
+    reaches zero, that weight leaves A and the step is taken again for the smaller set: the
+    active-set method for this quadratic program, each step lowering f. Returns whether w
+    changed (not when G_AA is singular to rounding, as when A holds more features than there
+    are samples).
+    """
+    changed = False
+    try:
+        factor.update(G, active)
+    except linalg.LinAlgError:
+        factor.__init__()
+        return changed
+    order, L = factor.order, factor.L
+    c_order = c[order]
+    while True:
+        w_order = np.array([w[j] for j in order])
+        signs = np.sign(w_order)
+        fixed = np.flatnonzero(signs == 0)
+        try:
+            target = factor.solve(c_order - lam * signs, fixed)
+        except np.linalg.LinAlgError:
+            return changed
+        flips = np.flatnonzero(np.sign(target) != signs)
+        if flips.size:                              # stop where the first weight reaches zero
+            fractions = w_order[flips] / (w_order[flips] - target[flips])
+            target = w_order + fractions.min() * (target - w_order)
+            target[flips[np.argmin(fractions)]] = 0.0
+            target[fixed] = 0.0
+
+        def f(v):                                   # f on S (0 outside), G_SS = L L^T
+            u = L.T @ v
+            return 0.5 * (u @ u) - c_order @ v + lam * np.abs(v).sum()
+
+        if not f(target) <= f(w_order):             # rounding (nearly singular G_AA)
+            return changed
+        for j, v in zip(order, target.tolist(), strict=True):
+            w[j] = v
+        changed = True
+        if not flips.size or not np.any(target):
+            return changed
+
+
+def _lasso_working_set(X, y, lams, tol, max_iter):
+    """LASSO weights for every penalty in ``lams`` when N is not >> D; (W, x_mean, y_mean).
+
+    Covariance-free in all D features: coordinate descent (:func:`_cd_active_first`) runs on
+    a working set of features, with the Gram matrix of those only (:class:`_WorkingSet`), and
+    one product X_c^T r checks every other feature. A feature outside the set keeps its zero
+    weight under coordinate descent exactly when |x_j^T r| / N <= lam (r the residual); the
+    features that fail this check join the set (at most ``_WORKING_SET_STEP`` at a time, the
+    most correlated first) and the set is solved again. When none fails, the last sweep over
+    the set, followed by the unchanged zeros outside it, is a sweep over all coordinates in
+    which no weight moved by more than tol: the stopping rule of :func:`lasso_fit`.
+    The penalties run from the largest down, each fit starting from the previous one (warm
+    starts); before each, the sequential strong rule (Tibshirani et al., 2012) adds the
+    features with |x_j^T r| / N >= 2 lam - lam_previous, which usually are all that will be
+    needed. So a sweep costs O(|active|) Python steps and the set stays near the active set,
+    even with D = 5 000 features.
+    """
+    lams = np.asarray(lams, dtype=float)
+    ws = _WorkingSet(X, y)
+    rho = ws.correlations(ws.yc)                    # correlations at w = 0
+    lam_previous = float(np.max(np.abs(rho), initial=0.0))
+    out = np.zeros((lams.shape[0], X.shape[1]))
+    w, factor = np.zeros(0), _FaceFactor()
+    for i in np.argsort(-lams, kind="stable"):      # largest penalty first
+        lam = float(lams[i])
+        strong = np.flatnonzero((np.abs(rho) >= 2 * lam - lam_previous) & (ws.position == -1))
+        ws.add(strong[np.argsort(-np.abs(rho[strong]))][:_WORKING_SET_STEP])
+        sweeps = 0
+        while True:
+            w = np.concatenate([w, np.zeros(len(ws.features) - len(w))])
+            w, used, converged = _cd_active_first(ws.G, ws.c, lam, w, tol, max_iter - sweeps,
+                                                  factor)
+            sweeps += used
+            rho = ws.correlations(ws.residual(w))
+            outside = np.flatnonzero((np.abs(rho) > lam) & (ws.position == -1))
+            if not converged or outside.size == 0:
+                break
+            ws.add(outside[np.argsort(-np.abs(rho[outside]))][:_WORKING_SET_STEP])
+        if not converged or outside.size:
+            warnings.warn(f"coordinate descent did not converge in {max_iter} sweeps at "
+                          f"lam = {lam:g}; increase max_iter or tol", RuntimeWarning,
+                          stacklevel=3)
+        out[i, ws.features] = w
+        lam_previous = lam
+    return out, ws.x_mean, ws.y_mean
+
+
 def lasso_fit(
     X: ArrayLike, y: ArrayLike, lam: float, tol: float = 1e-8, max_iter: int = 10000
 ) -> tuple[FloatArray, float]:
@@ -391,12 +632,12 @@ def lasso_fit(
     The intercept is not penalised: b = mean(y) - w^T mean(X), and w solves the problem on
     centred data. Coordinate descent starts from w = 0 and updates one weight at a time to its
     exact minimiser given the others, w_j = S(rho_j, lam) / (x_j^T x_j / N) with rho_j the
-    correlation of feature j with the residual that leaves j out (see
-    :func:`_coordinate_descent`); it stops when the largest change of a weight in a sweep over
-    all coordinates is <= tol (sweeps over the active set and exact steps on it speed this up,
-    see :func:`_coordinate_descent`). The Gram matrix X_c^T X_c / N is formed once, so a sweep
-    costs O(D^2) whatever N. On standardised data the weights are within 1e-6 of scikit-learn's
-    ``Lasso(alpha=lam, tol=1e-12)``.
+    correlation of feature j with the residual that leaves j out; it stops when the largest
+    change of a weight in a sweep over all coordinates is <= tol. With N >= 10 D the Gram
+    matrix X_c^T X_c / N is formed once, so a sweep costs O(D^2) whatever N (see
+    :func:`_coordinate_descent`); with fewer samples per feature, working sets of features
+    avoid any D x D matrix (see :func:`_lasso_working_set`). On standardised data the weights
+    are within 1e-6 of scikit-learn's ``Lasso(alpha=lam, tol=1e-12)``.
 
     Parameters
     ----------
@@ -419,6 +660,9 @@ def lasso_fit(
     X, y = _regression_inputs(X, y)
     lam = _check_lam(lam)
     tol, max_iter = _check_tol_max_iter(tol, max_iter)
+    if X.shape[0] < _GRAM_SAMPLES_PER_FEATURE * X.shape[1]:     # not N >> D: working sets
+        W, x_mean, y_mean = _lasso_working_set(X, y, [lam], tol, max_iter)
+        return W[0], float(y_mean - x_mean @ W[0])
     x_mean, y_mean, G, c = _lasso_gram(X, y)
     w, _ = _coordinate_descent(G, c, lam, np.zeros(X.shape[1]), tol, max_iter)
     return w, float(y_mean - x_mean @ w)
@@ -432,8 +676,8 @@ def lasso_path(
     Row i holds the weights for lams[i], whatever the order of ``lams``. The fits run from the
     largest penalty down, each coordinate descent starting from the previous solution (a warm
     start): neighbouring penalties have nearby solutions, so every fit after the first takes
-    only a few sweeps. The Gram matrix is formed once for the whole path. The intercepts are
-    mean(y) - w^T mean(X) for each row w.
+    only a few sweeps. The Gram matrix is formed once for the whole path (working sets when
+    N < 10 D, see :func:`_lasso_working_set`). Intercepts: mean(y) - w^T mean(X) for a row w.
 
     Parameters
     ----------
@@ -455,6 +699,8 @@ def lasso_path(
     if np.any(lams < 0):
         raise ValueError(f"lams must be >= 0, found {lams[lams < 0][0]!r}")
     tol, max_iter = _check_tol_max_iter(tol, max_iter)
+    if X.shape[0] < _GRAM_SAMPLES_PER_FEATURE * X.shape[1]:     # not N >> D: working sets
+        return _lasso_working_set(X, y, lams, tol, max_iter)[0]
     _, _, G, c = _lasso_gram(X, y)
     W = np.empty((lams.shape[0], X.shape[1]))
     w = np.zeros(X.shape[1])

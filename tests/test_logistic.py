@@ -743,6 +743,86 @@ def test_reliability_curve_bad_inputs():
         reliability_curve([0, 1], [0.5, 0.5], n_bins=0)
 
 
+# ------------------------------------------------------- wide data (more features than usual)
+
+
+def _wide_classes(n, d, seed, n_classes=3):
+    """Standardised features of n_classes Gaussian classes that overlap (any D)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, size=n)
+    X = rng.normal(size=(n, d)) + rng.normal(0.0, 1.5 / np.sqrt(d), size=(n_classes, d))[y]
+    return _standardise(X), y
+
+
+# The shapes take every path of the solver choice: D >= 2N fits on the N coordinates of w in
+# the span of the samples (then Newton for 60 x 400, L-BFGS finished by Newton steps for
+# 250 x 600); 300 x 250 (two classes) runs L-BFGS finished by Newton steps; 300 x 250 with
+# three classes (753 parameters) L-BFGS alone.
+WIDE_SHAPES = [(60, 400), (250, 600), (300, 250)]
+
+
+@pytest.mark.filterwarnings("ignore:.*ine [Ss]earch")    # scikit-learn's newton-cg at 1e-12
+@pytest.mark.parametrize("n,d", WIDE_SHAPES)
+def test_fit_on_wide_data_matches_sklearn(n, d):
+    """Against scikit-learn's newton-cg at tol 1e-12 (its mean gradient below 1e-12). The
+    loss is l2-strongly convex in w, so ||w - w*|| <= ||grad|| / l2: our gradient is at most
+    1e-8 per entry (asserted), well within 1e-6 of the optimum for l2 >= 0.1."""
+    X, y = _wide_classes(n, d, seed=n + d)
+    yb = (y == 0).astype(int)
+    for l2 in (0.1, 1.0):
+        w, b = fit_logistic_regression(X, yb, l2=l2)
+        sk = _sklearn_fit(X, yb, l2)
+        assert_allclose(w, sk.coef_[0], atol=1e-6)
+        assert abs(b - sk.intercept_[0]) < 1e-6
+        gw, gb = logistic_nll_grad(w, b, X, yb, l2)
+        assert max(np.abs(gw).max(), abs(gb)) <= 1e-8
+        _, W, bb = fit_softmax_regression(X, y, l2=l2)
+        W_sk, b_sk = _sklearn_softmax(X, y, l2)
+        assert_allclose(W, W_sk, atol=1e-6)
+        assert_allclose(bb, b_sk, atol=1e-6)
+        gW, gbb = softmax_nll_grad(W, bb, X, y, l2)
+        assert max(np.abs(gW).max(), np.abs(gbb).max()) <= 1e-8
+
+
+def test_wide_fits_take_the_wide_paths(monkeypatch):
+    """The shapes above do reach the fast paths they are meant to test: the fit in the span
+    of the samples (two fits per call with D >= 2N) and L-BFGS."""
+    import mlcourse_utils.logistic as module
+
+    calls = {"_row_space": 0, "_lbfgs": 0}
+    for name in calls:
+        original = getattr(module, name)
+
+        def spy(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    X, y = _wide_classes(60, 400, seed=1)
+    fit_logistic_regression(X, y == 0)
+    assert calls == {"_row_space": 1, "_lbfgs": 0}          # then Newton on 60 features
+    X, y = _wide_classes(300, 250, seed=2)
+    fit_logistic_regression(X, y == 0)
+    fit_softmax_regression(X, y)
+    assert calls == {"_row_space": 1, "_lbfgs": 2}
+
+
+def test_fit_on_wide_data_with_repeated_rows_matches_sklearn():
+    """Repeated samples make X X^T singular (rank 20 for 40 rows): the span of the samples
+    then comes from its eigendecomposition. Half of the repeats carry the other label."""
+    X, y = _wide_classes(20, 300, seed=5)
+    X, y = np.vstack([X, X]), np.concatenate([y, np.roll(y, 3)])
+    yb = (y == 0).astype(int)
+    w, b = fit_logistic_regression(X, yb, l2=0.5)
+    sk = _sklearn_fit(X, yb, 0.5)
+    assert_allclose(w, sk.coef_[0], atol=1e-6)
+    assert abs(b - sk.intercept_[0]) < 1e-6
+    _, W, bb = fit_softmax_regression(X, y, l2=0.5)
+    W_sk, b_sk = _sklearn_softmax(X, y, 0.5)
+    assert_allclose(W, W_sk, atol=1e-6)
+    assert_allclose(bb, b_sk, atol=1e-6)
+
+
 # ------------------------------------------------------------------------ large data sets
 
 

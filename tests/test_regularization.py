@@ -533,6 +533,107 @@ def test_lasso_path_bad_input():
         lasso_path(X1, Y1, [0.5, np.nan])
 
 
+# --------------------------------------------------- wide data: more features than samples
+
+
+def _wide_regression(seed, n=60, d=400):
+    """Correlated standardised features (rho = 0.3), y from 8 nonzero weights plus noise."""
+    rng = np.random.default_rng(seed)
+    X = np.sqrt(0.7) * rng.normal(size=(n, d)) + np.sqrt(0.3) * rng.normal(size=(n, 1))
+    X = _standardise(X)
+    w = np.zeros(d)
+    w[rng.choice(d, 8, replace=False)] = rng.normal(0, 2, size=8)
+    return X, X @ w + 1.0 + 0.5 * rng.normal(size=n)
+
+
+def test_ridge_on_wide_data_matches_sklearn():
+    """60 x 400: the N x N (kernel) system, against Ridge(solver='svd')."""
+    X, y = _wide_regression(20)
+    X = X * 3.0 + 5.0                                      # not standardised, not centred
+    for lam in (1e-2, 1.0, 30.0):
+        w, b = ridge_fit(X, y, lam)
+        sk = Ridge(alpha=lam, solver="svd").fit(X, y)
+        assert_allclose(w, sk.coef_, rtol=1e-8, atol=1e-10)
+        assert b == pytest.approx(sk.intercept_, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed,n,d", [(21, 60, 400), (22, 100, 250), (23, 40, 1000)])
+def test_lasso_on_wide_data_matches_sklearn(seed, n, d):
+    """Fewer samples than ten per feature: coordinate descent on working sets of features.
+    Against Lasso(alpha=lam, tol=1e-12), the contract of lasso_fit (1e-6 on standardised
+    data), and an objective no larger than scikit-learn's (up to 1e-9, the rounding of a
+    mean of N squares of size 1)."""
+    X, y = _wide_regression(seed, n, d)
+    lam_max = lasso_lambda_max(X, y)
+    for fraction in (0.9, 0.3, 0.1, 0.03):
+        lam = fraction * lam_max
+        w, b = lasso_fit(X, y, lam)
+        sk = _sk_lasso(X, y, lam)
+        assert_allclose(w, sk.coef_, atol=1e-6)
+        assert b == pytest.approx(sk.intercept_, abs=1e-6)
+        assert lasso_objective(X, y, w, b, lam) <= lasso_objective(X, y, sk.coef_,
+                                                                   sk.intercept_, lam) + 1e-9
+
+
+def test_lasso_on_wide_data_stops_by_the_rule_of_the_spec():
+    """One more sweep of plain cyclic coordinate descent over all 400 coordinates (written
+    here from the update w_d = S(rho_d, lam) / a_d) moves no weight by more than tol, and the
+    subgradient conditions hold to a_d tol = tol (standardised features: a weight that moves
+    by at most tol has a correlation within a_d tol of lam sign(w_d)): the returned weights
+    are a fixed point of the chapter's algorithm, whatever the shortcuts that found them."""
+    X, y = _wide_regression(24)
+    lam = 0.05 * lasso_lambda_max(X, y)
+    tol = 1e-8
+    w, b = lasso_fit(X, y, lam, tol=tol)
+    n = len(y)
+    Xc, r = X - X.mean(axis=0), y - y.mean() - (X - X.mean(axis=0)) @ w
+    v = w.copy()
+    largest = 0.0
+    for d in range(X.shape[1]):
+        a = Xc[:, d] @ Xc[:, d] / n
+        rho = Xc[:, d] @ r / n + a * v[d]
+        new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a
+        r -= Xc[:, d] * (new - v[d])
+        largest = max(largest, abs(new - v[d]))
+        v[d] = new
+    assert largest <= tol
+    grad = Xc.T @ (y - y.mean() - Xc @ w) / n
+    active = w != 0
+    assert 0 < active.sum() < n                            # a sparse solution
+    assert_allclose(grad[active], lam * np.sign(w[active]), atol=tol)
+    assert np.all(np.abs(grad[~active]) <= lam + tol)
+
+
+def test_lasso_path_on_wide_data_matches_sklearn_lasso_path():
+    """60 x 400, 40 penalties from lam_max to lam_max / 100 in shuffled order (the path runs
+    from the largest down with strong-rule screening), against sklearn's lasso_path."""
+    X, y = _wide_regression(25)
+    lam_max = lasso_lambda_max(X, y)
+    lams = np.geomspace(lam_max, 1e-2 * lam_max, 40)
+    shuffled = np.random.default_rng(26).permutation(40)
+    W = lasso_path(X, y, lams[shuffled])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, coefs, _ = sk_lasso_path(X - X.mean(axis=0), y, alphas=lams, tol=1e-12,
+                                    max_iter=1_000_000)
+    assert_allclose(W, coefs.T[shuffled], atol=1e-6)
+
+
+def test_lasso_on_wide_data_with_constant_and_repeated_features():
+    """A constant feature keeps weight 0; a repeated feature does not change the fit of the
+    others (the LASSO splits the weight between the copies, the total is that of one copy)."""
+    X, y = _wide_regression(27, 50, 200)
+    lam = 0.1 * lasso_lambda_max(X, y)
+    w_ref, b_ref = lasso_fit(X, y, lam)
+    X2 = np.column_stack([X, np.full(50, 4.0), X[:, np.argmax(np.abs(w_ref))]])
+    w, b = lasso_fit(X2, y, lam)
+    assert w[200] == 0.0
+    k = np.argmax(np.abs(w_ref))
+    assert_allclose(np.delete(w, [k, 200, 201]), np.delete(w_ref, k), atol=1e-7)
+    assert w[k] + w[201] == pytest.approx(w_ref[k], abs=1e-7)
+    assert b == pytest.approx(b_ref, abs=1e-7)
+
+
 # ---------------------------------------------------------------- plotting helpers (chapter)
 
 
