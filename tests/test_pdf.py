@@ -87,6 +87,31 @@ def _title(docname):
     return re.search(r"^# (.+)$", _source(docname), flags=re.M).group(1).strip()
 
 
+#: An instructor-only block of a chapter's source: an admonition with an instructor class, a
+#: sphinx-exercise solution (plain or gated) or an ``{only} instructor`` block, up to its fence.
+_INSTRUCTOR_BLOCK = re.compile(
+    r"^(?P<fence>:{3,}|`{3,})\{admonition\}[^\n]*\n(?::[^\n]*\n)*?:class:[^\n]*"
+    r"\b(?:teaching-note|instructor-note)\b.*?^(?P=fence)[ \t]*$"
+    r"|^(?P<sfence>:{3,}|`{3,})\{solution\}.*?^(?P=sfence)[ \t]*$"
+    r"|^(?P<gfence>:{3,}|`{3,})\{solution-start\}.*?\{solution-end\}[^\n]*\n(?P=gfence)[ \t]*$"
+    r"|^(?P<ofence>:{3,}|`{3,})\{only\}\s*instructor.*?^(?P=ofence)[ \t]*$",
+    flags=re.M | re.S)
+
+
+def _student_visible(source):
+    """``source`` without its instructor-only blocks (what the student edition removes)."""
+    return _INSTRUCTOR_BLOCK.sub("", source)
+
+
+def test_student_visible_drops_instructor_blocks():
+    source = ("a $\\alpha$\n:::{admonition} Instructor note: x\n:class: instructor-note\n"
+              "$\\propto$\n:::\nb\n```{solution} ex\n$\\theta$\n```\nc\n"
+              ":::{admonition} Common mistake: y\n:class: common-mistake\n$\\beta$\n:::\n")
+    visible = _student_visible(source)
+    assert "\\alpha" in visible and "\\beta" in visible and "c\n" in visible
+    assert "\\propto" not in visible and "\\theta" not in visible
+
+
 #: Chapters whose website shows raw TeX outside code today (the PDF shows what the site shows).
 KNOWN_RAW_TEX: dict[tuple[str, str], str] = {}
 
@@ -108,6 +133,9 @@ def test_every_chapter_has_a_pdf_with_its_title_and_typeset_math(pdfs, edition, 
     title = _title(docname)
     assert _squeeze(title) in _squeeze(text), f"{path.name}: title {title!r} not found"
     source = _source(docname)
+    if edition == "student":
+        # Symbols used only in instructor notes or solutions are not in the student's PDF.
+        source = _student_visible(source)
     # TeX may appear as such only where the source has it in code (shown as code): code cells
     # and inline code such as the notation page's list of macros.
     code = "".join(re.findall(r"^```\{code-cell\}.*?^```", source, flags=re.M | re.S)
