@@ -50,3 +50,16 @@ def test_a_replaced_file_is_a_new_inode(tmp_path):
 def test_only_write_modes(tmp_path):
     with pytest.raises(ValueError, match="mode"), _files.atomic_open(tmp_path / "x", "a"):
         pass
+
+
+def test_pdfs_are_written_readable_by_others(tmp_path):
+    """`mlcourse pdf` writes through mkstemp: the PDF gets 0644 under umask 022, not 0600."""
+    from mlcourse_utils.book import pdf
+
+    old = os.umask(0o022)
+    try:
+        pdf._write_whole(tmp_path / "notes.pdf", b"%PDF-1.7\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "notes.pdf").stat().st_mode) == 0o644
+    assert (tmp_path / "notes.pdf").read_bytes() == b"%PDF-1.7\n"

@@ -13,7 +13,7 @@ import importlib.util
 REQUIRED_MODULES = {"nbgrader": "nbgrader", "tqdm": "tqdm", "jinja2": "jinja2",
                     "bleach": "bleach", "markdown_it": "markdown-it-py",
                     "mdit_py_plugins": "mdit-py-plugins", "yaml": "pyyaml",
-                    "dateutil": "python-dateutil"}
+                    "dateutil": "python-dateutil", "alembic": "alembic"}
 #: The offline MathJax of the manual-grading pages (a distribution without a module name).
 MATHJAX = "sphinx-mathjax-offline"
 #: An installable requirement: the course package is not on PyPI, so from its repository.
