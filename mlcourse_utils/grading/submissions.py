@@ -379,10 +379,9 @@ def collect(name: str, submissions: Path | str, notebook: str, workdir: Path | s
                              f"({clean_text(lms_name, 80)!r}) is not in the roster; graded as "
                              f"{sid!r}")
         for other_item, _ in files:
-            if item is not None and other_item is not item and \
-                    other_item.name.lower().endswith(".ipynb"):
-                unmatched.append(f"{clean_text(other_item.name, 100)} (another notebook of "
-                                 f"{sid}; not graded)")
+            if item is not None and other_item is not item:
+                unmatched.append(f"{clean_text(other_item.name, 100)} (another file of {sid}, "
+                                 "not the notebook graded)")
         problem = id_problem(sid)
         if problem:
             found[sid] = Refused(problem)
