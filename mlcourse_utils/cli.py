@@ -161,10 +161,13 @@ def _grade(batch, args):
 def _grade_merge_options(p):
     p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
     p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
+    p.add_argument("--force", action="store_true",
+                   help="merge into a folder holding filled manual-grading CSVs or imported "
+                        "points (they are moved to DIR/kept/, not deleted)")
 
 
 def _grade_merge(batch, args):
-    assignment, results = batch.merge_outputs(args.outs, args.out)
+    assignment, results = batch.merge_outputs(args.outs, args.out, force=args.force)
     print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
           f"into {args.out}")
     return EXIT_OK

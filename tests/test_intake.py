@@ -145,6 +145,17 @@ def test_moodle_files_not_in_folders_and_names_without_numbers_in_the_roster(tmp
     assert any("5002" in line and "not in the roster" in line for line in intake.unmatched)
 
 
+def test_macos_metadata_in_a_rezipped_download_is_no_submission(tmp_path):
+    folder = _moodle(tmp_path / "download")
+    target = folder / "__MACOSX" / "Alice Smith-Jones_5001_assignsubmission_file_"
+    target.mkdir(parents=True)
+    (target / "._mle.ipynb").write_bytes(b"\0\5\26\7")
+    (folder / "Bob Brown_5002_assignsubmission_file_" / "._my work.ipynb").write_bytes(b"\0")
+    intake = collect("mle", _zip_of(folder, tmp_path / "d.zip"), NB, tmp_path / "work")
+    assert _tags(intake) == {"Alice Smith-Jones": "alice", "Bob Brown": "bob"}
+    assert len([line for line in intake.unmatched if "._" in line]) == 2
+
+
 def test_without_a_roster_the_lms_names_are_the_ids_and_stay_apart(tmp_path):
     download = tmp_path / "download"
     download.mkdir()

@@ -294,15 +294,16 @@ def _finish_gradebook(book_proc, results, assignment):
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
 
 
-def merge_outputs(outs: Sequence[Path | str], out: Path | str,
-                  root: Path | str | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
+def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str | None = None,
+                  force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
     """Join the folders of shards (``mlcourse grade --shard K/N``) into one, as one run writes.
 
     The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
     what one run writes), feedback pages and gradebook copies are copied, the manual-grading
     pages are made again from the copies, and the gradebook is built for the whole class. A
     defence counts as in force when it was in every shard. Raises ValueError when the folders
-    are not shards of one assignment or a student appears twice.
+    are not shards of one assignment or a student appears twice, and when ``out`` holds a
+    teaching assistant's work (unless ``force``, which moves it aside as :func:`grade_class`).
     """
     check_dependencies()
     root = Path(root) if root else find_course_root()
@@ -323,7 +324,14 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
         raise ValueError("grade-merge needs at least one folder")
     assignment = load_assignment(name, root)
     out = Path(out).resolve()
+    kept = manual.teaching_assistant_work(out)
+    if kept and not force:
+        raise ValueError(f"{out} holds work of a teaching assistant that merging would replace: "
+                         + "; ".join(kept) + ". Merge into another folder, or pass --force "
+                         "(that work is then moved aside, not deleted)")
     out.mkdir(parents=True, exist_ok=True)
+    for line in manual.set_aside(out) if kept else []:
+        print(f"--force: {line}", file=sys.stderr)
     book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
     for folder in outs:
         for sub in ("feedback", "autograded"):

@@ -279,6 +279,8 @@ def _items(submissions: Path) -> tuple[list[_Item], list[Path], list[str]]:
 def _parse(item: _Item) -> tuple[str, str, str, str, bool, str] | None:
     """``(lms, user id, name, attachment id, late, file)`` of a download's file, or None."""
     parts = item.name.split("/")
+    if "__MACOSX" in parts or parts[-1].startswith("._"):  # macOS's metadata, not a file
+        return None
     for k in range(len(parts)):  # Moodle: the prefix may be a folder or the file's own name
         m = MOODLE_PREFIX.match(parts[k])
         if m:
