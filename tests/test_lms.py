@@ -170,6 +170,17 @@ def test_feedback_zip_for_canvas(tmp_path):
     assert "carol" in done.left_out and "not known to canvas" in done.left_out["carol"]
 
 
+def test_canvas_needs_the_submitted_files_id(tmp_path):
+    """Canvas ignores an uploaded comment file without the id of a file of the submission, so a
+    student known only from the roster (no download) is left out, with the reason."""
+    graded = _graded(tmp_path / "graded", {"alice": 1.0})
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    done = lms.write_feedback_zip(graded, "canvas", tmp_path / "fb.zip", tmp_path / "roster.csv")
+    assert done.files == {} and "Canvas's download" in done.left_out["alice"]
+    digits = {"name": "12345", "user_id": "7", "attachment_id": "8"}
+    assert _canvas_ids(lms.feedback_file_name("canvas", digits, "mle")) == ("7", "8")
+
+
 def test_feedback_zip_for_moodle_from_the_roster(tmp_path):
     graded = _graded(tmp_path / "graded", {"alice@uni.example": 1.0, "x_y": 0.0})
     (tmp_path / "worksheet.csv").write_text(

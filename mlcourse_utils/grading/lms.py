@@ -807,15 +807,19 @@ def feedback_file_name(fmt: str, entry: Mapping[str, Any], assignment: str) -> s
     """The name of a student's feedback page in the zip an LMS takes for bulk feedback.
 
     Canvas (Submissions → *Upload Submission Comments*, "re-upload submissions") reads the
-    first two all-digit parts of a file name, split at ``_``, as the user id and the id of the
-    submitted file, as in its own download: ``login_userid_attachmentid_feedback-NAME.html``
-    attaches the page to that user's submission as a comment. Moodle (*Upload multiple feedback
+    first two all-digit parts of a file name, split at ``_``, as the user id and the id of a
+    file of that user's submission, as in its own download (``Assignment#
+    infer_comment_context_from_filename``; a name without an existing file id is ignored):
+    ``login_userid_attachmentid_feedback-NAME.html`` attaches the page to that submission as a
+    comment. Moodle (*Upload multiple feedback
     files in a zip*) matches the participant number in the prefix of its download,
     ``Full Name_12345_assignsubmission_file_/``, and keeps the rest as the file's name."""
     page = f"feedback-{_zip_name_part(assignment)}.html"
     if fmt == "canvas":
-        ids = "_".join(str(entry[k]) for k in ("user_id", "attachment_id") if entry.get(k))
-        return f"{_zip_name_part(entry.get('name') or 'student').replace('_', '')}_{ids}_{page}"
+        login = _zip_name_part(entry.get("name") or "student").replace("_", "")
+        if login.isdigit():  # Canvas would read it as the user id
+            login = f"s{login}"
+        return f"{login}_{entry['user_id']}_{entry['attachment_id']}_{page}"
     if fmt == "moodle":
         name = _zip_name_part(entry.get("name") or "student").replace("_", " ")
         return f"{name}_{entry['user_id']}_assignsubmission_file_/{page}"
@@ -828,8 +832,9 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
     (:func:`feedback_file_name`).
 
     Who a student is in the LMS comes from ``graded/intake.json`` (written when SUBMISSIONS was
-    the LMS's download), else from the roster (Canvas's ``ID``, Moodle's ``Identifier``); a
-    student known to neither is left out and named.
+    the LMS's download), else from the roster (Moodle's ``Identifier``; Canvas needs the id of
+    the submitted file too, which only its download gives); a student known to neither is left
+    out and named.
     """
     import zipfile
 
@@ -850,7 +855,7 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
         number = student.lms_id if fmt == "canvas" else student.participant
         if number.strip():
             entry = {"name": canvas_login(student.name) if fmt == "canvas" else student.name,
-                     "user_id": number.strip()}
+                     "user_id": number.strip(), "attachment_id": ""}
             for key in student.keys():
                 lookup.setdefault(key, entry)
     files, left_out = {}, {}
@@ -867,6 +872,10 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
                 continue
             if "/" in student or not page.is_file():
                 left_out[student] = "no feedback page"
+                continue
+            if fmt == "canvas" and not entry.get("attachment_id"):
+                left_out[student] = ("Canvas attaches a comment only to a submitted file, whose "
+                                     "id is in its download: grade from Canvas's download")
                 continue
             name = feedback_file_name(fmt, entry, results.name)
             when = dt.datetime.fromtimestamp(page.stat().st_mtime)
