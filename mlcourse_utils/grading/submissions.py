@@ -194,10 +194,10 @@ def _refuse_lookalikes(found, folders):
 #: reads the same names).
 CANVAS_FILE = re.compile(r"^(?P<login>[^_/]+?)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)"
                          r"_(?P<file>[^/]+)$", re.IGNORECASE)
-#: Moodle's download: ``Full Name_12345_assignsubmission_file_`` (a folder, or the prefix of a
-#: file name when the download is not in folders).
+#: Moodle's download: ``Full Name_12345_assignsubmission_file_`` (a folder; without the last
+#: ``_`` since Moodle 4.1), or the prefix of a file name when the download is not in folders.
 MOODLE_PREFIX = re.compile(r"^(?P<name>[^/]+?)_(?P<participant>\d+)_(?P<plugin>assignsubmission"
-                           r"_[a-z]+)_(?P<file>.*)$")
+                           r"_[a-z]+)(?:_(?P<file>.*))?$")
 
 LAYOUTS = ("SUBMISSIONS/<student>/NAME.ipynb (or <student>/NAME/NAME.ipynb); a Canvas bulk "
            "download (files named login_userid_attachmentid_NAME.ipynb, late ones "
@@ -284,7 +284,7 @@ def _parse(item: _Item) -> tuple[str, str, str, str, bool, str] | None:
     for k in range(len(parts)):  # Moodle: the prefix may be a folder or the file's own name
         m = MOODLE_PREFIX.match(parts[k])
         if m:
-            rest = "/".join([m["file"], *parts[k + 1:]]).strip("/")
+            rest = "/".join([m["file"] or "", *parts[k + 1:]]).strip("/")
             return "moodle", m["participant"], m["name"], "", False, rest
     m = CANVAS_FILE.match(parts[-1])
     if m:
