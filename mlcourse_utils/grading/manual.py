@@ -6,8 +6,12 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
 
 * ``<grade_id>.html``: the rubric (the instructor's cell: what lies between nbgrader's
   ``=== BEGIN MARK SCHEME ===`` / ``=== END MARK SCHEME ===`` markers, or else the whole model
-  answer with its grading notes) and every student's answer, one after another (a student whose
-  notebook could not be read gets the reason in its place). Math is typeset by the offline
+  answer with its grading notes, nbgrader's marker lines removed) and every student's answer,
+  one after another (a student whose notebook could not be read gets the reason in its place),
+  each with a points field and a comment box: the page's own script (``grading.js``, copied
+  beside it) keeps what is typed in the browser and saves it as ``<grade_id>.csv``, the file
+  ``grade-import`` reads. This page is the manual-grading route (it works offline, from the
+  file system; nbgrader's formgrader is not used). Math is typeset by the offline
   MathJax of sphinx-mathjax-offline copied next to the page, with the book's macros and its
   safe filter, only inside the answers' math elements and without the ``html`` package (so
   ``\\href`` makes no link); a Content-Security-Policy forbids every request but the local
@@ -19,6 +23,9 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
 student, manually graded cell, points a number within 0..max, no contradicting duplicates)
 before it writes anything, then sets each grade's ``manual_score`` (and comment) and clears
 ``needs_manual_grade``, so that ``nbgrader export`` totals autograded and manual points.
+:func:`read_manual_grades` reads them back for the feedback pages. A teaching assistant's work in
+a graded folder (:func:`teaching_assistant_work`: filled CSVs, imported points) is never replaced
+by grading again; :func:`set_aside` moves it to ``OUT/kept/`` when the grader is forced.
 """
 
 from __future__ import annotations
