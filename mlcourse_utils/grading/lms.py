@@ -21,7 +21,7 @@ and the late rule::
 
     [assignments.mle]
     due = 2026-03-02T23:59:00+01:00
-    canvas_column = "Maximum likelihood (1234)"    # optional; default: the assignment's name
+    canvas_column = "Maximum likelihood (1234)"    # Canvas's name and id (or --canvas-assignment)
     moodle_column = "Maximum likelihood"           # optional
     [assignments.mle.extensions]                   # by student id or e-mail
     alice = 2026-03-04T23:59:00+01:00               # a new deadline ...
@@ -32,7 +32,9 @@ and extensions are settled later than the grading runs; so the export also write
 into each late student's feedback page (a section it replaces on every export).
 
 Totals are nbgrader's (``gradebook.db``: autograded plus the manual points that
-``mlcourse grade-import`` loaded); without a gradebook, the autograded ``results.json``.
+``mlcourse grade-import`` loaded); without a gradebook, the autograded ``results.json``. A
+time the LMS's own zip recorded (``mlcourse grade`` on a download) is the LMS's record and used
+like ``--times``. :func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
 """
 
 from __future__ import annotations
