@@ -31,9 +31,10 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.lms import LatePolicy, read_config, read_roster
+from mlcourse_utils.grading.late import LatePolicy, read_config
 from mlcourse_utils.grading.manual import render_markdown
 from mlcourse_utils.grading.notebook import load_assignment
+from mlcourse_utils.grading.roster import read_roster
 
 NAME = "mle"
 #: The first manually graded cell of the assignment (a derivation) and its points.
@@ -471,7 +472,7 @@ def test_late_policy_by_hand():
     ("2026-03-01 12:00:00", None),
 ])
 def test_impossible_times_are_named(text, problem):
-    from mlcourse_utils.grading.lms import parse_time
+    from mlcourse_utils.grading.times import parse_time
 
     when, reason = parse_time(text)
     if problem is None:
@@ -623,7 +624,8 @@ def test_export_errors_are_clear(graded, tmp_path):
     with pytest.raises(ValueError, match="percent_per_day"):
         read_config(tmp_path / "bad.toml")
     (tmp_path / "dup.csv").write_text("name,email\nA,a@x\nB,A@X\n")
-    from mlcourse_utils.grading.lms import match_roster, read_times
+    from mlcourse_utils.grading.roster import match_roster
+    from mlcourse_utils.grading.times import read_times
 
     with pytest.raises(ValueError, match="two students"):
         match_roster(read_roster(tmp_path / "dup.csv"), ["a@x"])

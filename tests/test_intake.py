@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.lms import read_roster
-from mlcourse_utils.grading.roster import Roster, canvas_login, course_id
+from mlcourse_utils.grading.roster import Roster, canvas_login, course_id, read_roster
 from mlcourse_utils.grading.submissions import Refused, collect
 
 NB = "mle.ipynb"

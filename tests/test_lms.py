@@ -25,10 +25,12 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.grading import lms
+from mlcourse_utils.grading.late import Cell, write_late_notes
 from mlcourse_utils.grading.notebook import load_assignment
 from mlcourse_utils.grading.report import write_feedback, write_results
 from mlcourse_utils.grading.session import GradeResult
 from mlcourse_utils.grading.session import TestResult as Outcome
+from mlcourse_utils.grading.times import LMS_SOURCE
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
 ROSTER = """\
@@ -126,7 +128,7 @@ def test_moodle_without_the_identifier_is_an_error(tmp_path):
 def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path):
     """A time the LMS's zip recorded counts like --times (naive: the configured zone)."""
     times = {"alice": {"submitted": True, "time": "2026-03-04T10:00:00",
-                       "source": lms.LMS_SOURCE, "lms_late": True},
+                       "source": LMS_SOURCE, "lms_late": True},
              "bob": {"submitted": True, "time": None, "source": "none", "lms_late": True}}
     _graded(tmp_path / "graded", {"alice": 1.0, "bob": 1.0}, times=times)
     (tmp_path / "due.toml").write_text('timezone = "Europe/Berlin"\n[late_penalty]\n'
@@ -138,7 +140,7 @@ def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path
     # 2 days late (10:00 on the 4th in Berlin, due 23:59 on the 2nd): 20 % off.
     assert float(body["Smith-Jones, Alice"][5]) == pytest.approx(ASSIGNMENT.max_score * 0.8,
                                                                  abs=0.005)
-    assert report.late["mle"]["alice"].source == lms.LMS_SOURCE
+    assert report.late["mle"]["alice"].source == LMS_SOURCE
     assert float(body["Brown, Bob"][5]) == ASSIGNMENT.max_score  # no time: no penalty
     assert report.lms_late["mle"] == ["alice", "bob"]
 
@@ -206,13 +208,34 @@ def test_a_late_penalty_section_survives_regenerated_feedback(tmp_path):
     from mlcourse_utils.grading.report import regenerate_feedback
 
     graded = _graded(tmp_path / "graded", {"alice": 1.0})
-    cell = lms.Cell(ASSIGNMENT.max_score * 0.9, ASSIGNMENT.max_score, 10.0, 1,
-                    "2026-03-03 10:00+01:00", "2026-03-02 23:59+01:00", "times.csv")
-    lms.annotate_feedback(lms.Graded("mle", graded, ASSIGNMENT.max_score, {}, [], {}),
-                          "alice", cell)
+    cell = Cell(ASSIGNMENT.max_score * 0.9, ASSIGNMENT.max_score, 10.0, 1,
+                "2026-03-03 10:00+01:00", "2026-03-02 23:59+01:00", "times.csv")
+    write_late_notes(graded, {"alice": cell}, ASSIGNMENT.max_score)
     done = regenerate_feedback(graded, sup.ROOT)
     page = (graded / "feedback" / "alice.html").read_text()
     assert page.count("Late submission") == 1 and "10 %" in page
     assert done.pages == [graded / "feedback" / "alice.html"]
     # No gradebook yet: the manual answers are listed as not graded, with their points.
     assert page.count('<span class="warn">not graded yet</span>') == len(ASSIGNMENT.manual)
+
+
+def test_the_late_section_follows_the_last_export(tmp_path):
+    """An export writes the penalty into the late student's page through the page's template
+    (escaped like the rest), and the next export, with an extension, takes it out again."""
+    times = {"alice": {"submitted": True, "time": "2026-03-04T10:00:00",
+                       "source": LMS_SOURCE}}
+    _graded(tmp_path / "graded", {"alice": 0.5, "bob": 1.0}, times=times)
+    config = ('[late_penalty]\npercent_per_day = 10\n[assignments.mle]\n'
+              'due = 2026-03-02T23:59:00+00:00\ncanvas_column = "MLE (1)"\n')
+    (tmp_path / "due.toml").write_text(config)
+    _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    page = (tmp_path / "graded" / "feedback" / "alice.html").read_text()
+    # 2 started days late (10:00 on the 4th, due 23:59 on the 2nd, UTC): 20 % of half the points.
+    half = ASSIGNMENT.max_score / 2
+    assert page.count("Late submission") == 1 and "20 %" in page
+    assert f"{half:g} becomes <strong>{round(half * 0.8, 2):g} / " in page
+    assert page.index("Late submission") < page.index("<table>")
+    assert "Late submission" not in (tmp_path / "graded" / "feedback" / "bob.html").read_text()
+    (tmp_path / "due.toml").write_text(config + "[assignments.mle.extensions]\nalice = 3\n")
+    _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    assert "Late submission" not in (tmp_path / "graded" / "feedback" / "alice.html").read_text()

@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._files import write_text
-from . import analysis, gradebook, lms, manual, sandbox
+from . import analysis, gradebook, manual, sandbox, times
 from .notebook import Assignment, find_course_root, load_assignment
 from .protocol import clean_text
 from .report import NBGRADER_CONFIG, read_results, write_csvs, write_feedback, write_results
 from .requirements import check_dependencies
-from .roster import Roster
+from .roster import Roster, read_roster
 from .session import GradeResult, check_setup, grade_notebook
 from .submissions import LAYOUTS, Intake, Refused, collect
 
@@ -163,7 +163,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
 
     SUBMISSIONS is read by :func:`~.submissions.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
-    ``roster`` (a CSV, :func:`.lms.read_roster`); what it could not match is printed, and who
+    ``roster`` (a CSV, :func:`.roster.read_roster`); what it could not match is printed, and who
     each student is in the LMS goes to ``out/intake.json``. An output folder inside
     SUBMISSIONS is refused, and so is one holding a teaching assistant's work (filled
     manual-grading CSVs, imported points) unless ``force`` (that work is then moved aside,
@@ -187,7 +187,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         raise ValueError(f"{out} holds work of a teaching assistant that grading again would "
                          "replace: " + "; ".join(kept) + ". Grade into another folder, or pass "
                          "--force (that work is then moved aside, not deleted)")
-    people = Roster(lms.read_roster(roster)) if roster is not None else None
+    people = Roster(read_roster(roster)) if roster is not None else None
     workdir = tempfile.TemporaryDirectory(prefix="mlcourse-intake-")
     try:
         intake = collect(name, submissions, assignment.notebook, workdir.name, people)
@@ -264,7 +264,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, workdir, kep
         _safe_write("the manual-grading pages", "the class", functools.partial(
             manual.write_bundle, out, assignment, list(students), root, parts, failed), failures)
     _safe_write("the submission times", "the class",
-                functools.partial(lms.write_timestamps, out, students,
+                functools.partial(times.write_timestamps, out, students,
                                   {s: e for s, e in intake.lms.items() if s in students}),
                 failures)
     _safe_write("intake.json", "the class", functools.partial(
@@ -340,7 +340,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     results = dict(sorted(results.items()))
     write_csvs(results, assignment, out)
     write_results(results, assignment, out, defences)
-    lms.merge_timestamps(outs, out)
+    times.merge_timestamps(outs, out)
     _merge_intake(outs, out)
     if assignment.manual:
         copies = {}

@@ -367,7 +367,7 @@ def _took_part(rec: StudentRecord) -> bool:
 
 
 def _late(graded: GradedFolder, config: Any, config_note: str) -> Late:
-    """Late penalties of one folder under the export configuration (:mod:`.lms`)."""
+    """Late penalties of one folder under the export configuration (:mod:`.late`)."""
     sources = Counter(r.time_source or "unknown" for r in graded.students.values()
                       if r.submitted is not False and r.time)
     if config is None:
@@ -379,13 +379,13 @@ def _late(graded: GradedFolder, config: Any, config_note: str) -> Late:
     if not graded.has_times:
         return Late(False, "the folder has no timestamps.json (submission times are unknown)",
                     [], sources=dict(sources))
-    from .lms import _parse_time
+    from .times import parse_timestamp
 
     entries, undated = [], 0
     for student, rec in graded.students.items():
         if rec.submitted is False:
             continue
-        when = config.aware(_parse_time(rec.time)) if rec.time else None
+        when = config.aware(parse_timestamp(rec.time)) if rec.time else None
         deadline = config.deadline(graded.name, [student.strip().lower()])
         if when is None:
             undated += deadline is not None
@@ -443,7 +443,7 @@ def build_report(folders: Sequence[GradedFolder], threshold: float = DEFAULT_THR
                  config: Any = None, config_note: str = "") -> ClassReport:
     """The :class:`ClassReport` of graded folders (one per assignment).
 
-    ``config`` is the due-date configuration of ``mlcourse export`` (:func:`.lms.read_config`);
+    ``config`` is the due-date configuration of ``mlcourse export`` (:func:`.late.read_config`);
     without it, ``config_note`` says why late penalties are not shown. Raises ReportError when
     two folders hold the same assignment.
     """
@@ -825,7 +825,7 @@ def make_report(graded_dirs: Sequence[Path | str], out: Path | str, *, anonymous
     folder, ReportError for folders that do not fit together, ValueError for a bad
     configuration.
     """
-    from .lms import read_config
+    from .late import read_config
 
     folders = [read_graded_folder(d, root) for d in graded_dirs]
     if config_path is None:

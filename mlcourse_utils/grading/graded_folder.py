@@ -20,10 +20,11 @@ import dataclasses
 import json
 import math
 import re
-import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from . import gradebook
 
 #: Failures that are not about the answer: key -> words on the report (the kind of the reason).
 CATEGORIES = {
@@ -222,39 +223,6 @@ def _source_manual(name: str, root: Path | str | None) -> list[tuple[str, float]
 # ------------------------------------------------------------------ manual grading
 
 
-def _gradebook_progress(db: Path, name: str) -> dict[str, tuple[float, int]] | None:
-    """``{manual grade_id: (max points, answers with points)}`` from nbgrader's gradebook.
-
-    Read with sqlite3 (read-only) from nbgrader's schema: a manually graded cell is a grade
-    cell that is also a solution cell; an answer has points once ``manual_score`` is set
-    (``mlcourse grade-import`` or formgrader). None when the database cannot be read.
-    """
-    query = """
-        SELECT bc.name, gc.max_score,
-               SUM(CASE WHEN g.manual_score IS NOT NULL THEN 1 ELSE 0 END)
-        FROM grade_cells gc
-        JOIN base_cell bc ON bc.id = gc.id
-        JOIN notebook nb ON nb.id = bc.notebook_id
-        JOIN assignment a ON a.id = nb.assignment_id
-        LEFT JOIN grade g ON g.cell_id = gc.id
-        WHERE a.name = ?
-          AND EXISTS (SELECT 1 FROM base_cell sc JOIN solution_cells s ON s.id = sc.id
-                      WHERE sc.name = bc.name AND sc.notebook_id = bc.notebook_id)
-        GROUP BY bc.name, gc.max_score
-    """
-    try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        rows = con.execute(query, (name,)).fetchall()
-    except sqlite3.Error:
-        return None
-    finally:
-        con.close()
-    return {str(gid): (float(top), int(done)) for gid, top, done in rows}
-
-
 def _csv_progress(path: Path, students: Iterable[str]) -> int | None:
     """Answers with points in a (filled) ``manual/<grade_id>.csv``; None if unreadable."""
     known = set(students)
@@ -278,7 +246,7 @@ def _manual_cells(folder: Path, name: str, students: list[str], root, gaps) -> l
         for path in sorted(manual_dir.glob("*.csv")):
             found.setdefault(path.stem, None)
     db = folder / "gradebook.db"
-    progress = _gradebook_progress(db, name) if db.is_file() else None
+    progress = gradebook.manual_progress(db, name) if db.is_file() else None
     if db.is_file() and progress is None:
         gaps.append("gradebook.db could not be read: manual-grading progress is taken from "
                     "manual/*.csv where filled in")

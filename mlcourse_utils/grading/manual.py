@@ -30,20 +30,18 @@ by grading again; :func:`set_aside` moves it to ``OUT/kept/`` when the grader is
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import importlib.util
 import json
 import math
 import os
 import re
-import sys
-import warnings
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._files import atomic_open, write_bytes, write_text
+from . import gradebook
 from .answers import environment, render_markdown
 from .notebook import (
     Assignment,
@@ -283,51 +281,22 @@ def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, 
 
     Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
     """
-    from .gradebook import _alembic_head_in_process, gradebook_id
     from .report import read_results
 
     graded = Path(graded)
     results = read_results(graded)
-    name = results.name
     db = graded / "gradebook.db"
     if not db.is_file():
         raise FilledCsvError(f"{db} does not exist: was {graded} written by `mlcourse grade`?")
-    scripts = str(Path(sys.executable).parent)
-    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    import nbgrader.api
-    from nbgrader.api import Gradebook, MissingEntry
-
-    _alembic_head_in_process(nbgrader.api)
-    counts = {}
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{db}") as gb:
-        warnings.simplefilter("ignore")
-        assignment = gb.find_assignment(name)
-        if len(assignment.notebooks) != 1:
-            raise FilledCsvError(f"{db}: expected one notebook in {name}")
-        notebook = assignment.notebooks[0]
-        solution_ids = {c.name for c in notebook.solution_cells}
-        manual = {c.name: float(c.max_score) for c in notebook.grade_cells
-                  if c.name in solution_ids}
-        in_book = {s.id for s in gb.students}
-        students = [s for s in results.results if gradebook_id(s) in in_book]
+    try:
+        manual, in_book = gradebook.manual_layout(db, results.name)
+        students = [s for s in results.results if gradebook.gradebook_id(s) in in_book]
         rows = read_filled(paths, students, manual)
-        for (student, gid), (points, comment) in sorted(rows.items()):
-            try:
-                grade = gb.find_grade(gid, notebook.name, name, gradebook_id(student))
-            except MissingEntry:
-                raise FilledCsvError(f"{student} has no submission of {name} in {db}") from None
-            grade.manual_score = points
-            grade.needs_manual_grade = False
-            if comment:
-                try:
-                    gb.find_comment(gid, notebook.name, name,
-                                    gradebook_id(student)).manual_comment = comment
-                except MissingEntry:
-                    pass  # nbgrader keeps comments only for cells it registered as such
-            counts[gid] = counts.get(gid, 0) + 1
-        gb.db.commit()
-    return counts
+        return gradebook.write_manual_points(db, results.name, rows)
+    except FilledCsvError:
+        raise
+    except ValueError as exc:
+        raise FilledCsvError(str(exc)) from None
 
 
 # ------------------------------------------------------------------ a teaching assistant's work
@@ -343,21 +312,6 @@ def _filled_rows(path):
         return 0
 
 
-def _imported_grades(db):
-    """How many grades of ``db`` (nbgrader's gradebook) hold manual points or comments."""
-    import sqlite3
-
-    try:
-        with contextlib.closing(sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro",
-                                                uri=True)) as con:
-            points = con.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL")
-            comments = con.execute("SELECT count(*) FROM comment WHERE manual_comment IS NOT "
-                                   "NULL AND manual_comment != ''")
-            return points.fetchone()[0] + comments.fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 def teaching_assistant_work(out: Path | str) -> list[str]:
     """What a teaching assistant wrote into the graded folder ``out`` that grading it again
     would replace: filled ``manual/*.csv`` files and manual points imported into
@@ -370,7 +324,7 @@ def teaching_assistant_work(out: Path | str) -> list[str]:
             found.append(f"{path} ({rows} filled row{'s' if rows != 1 else ''})")
     db = out / "gradebook.db"
     if db.is_file():
-        grades = _imported_grades(db)
+        grades = gradebook.imported_count(db)
         if grades:
             found.append(f"{db} ({grades} manual point{'s' if grades != 1 else ''} or comments "
                          "imported by grade-import)")
@@ -387,7 +341,7 @@ def set_aside(out: Path | str) -> list[str]:
     target = out / "kept" / stamp
     moved = []
     paths = [p for p in sorted((out / "manual").glob("*.csv")) if _filled_rows(p)]
-    if (out / "gradebook.db").is_file() and _imported_grades(out / "gradebook.db"):
+    if (out / "gradebook.db").is_file() and gradebook.imported_count(out / "gradebook.db"):
         paths.append(out / "gradebook.db")
     for path in paths:
         target.mkdir(parents=True, exist_ok=True)
@@ -402,7 +356,6 @@ def set_aside(out: Path | str) -> list[str]:
 def read_manual_grades(graded: Path | str) -> dict[str, dict[str, tuple[float | None, str]]]:
     """``{student: {grade_id: (manual points or None, the TA's comment)}}`` from the graded
     folder's ``gradebook.db`` (what ``grade-import`` loaded); empty when there is none."""
-    from .gradebook import _alembic_head_in_process, gradebook_id
     from .report import read_results
 
     graded = Path(graded)
@@ -410,40 +363,4 @@ def read_manual_grades(graded: Path | str) -> dict[str, dict[str, tuple[float | 
     db = graded / "gradebook.db"
     if not db.is_file():
         return {}
-    scripts = str(Path(sys.executable).parent)
-    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    import nbgrader.api
-    from nbgrader.api import Gradebook, MissingEntry
-
-    _alembic_head_in_process(nbgrader.api)
-    found = {}
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{db}") as gb:
-        warnings.simplefilter("ignore")
-        try:
-            assignment = gb.find_assignment(results.name)
-        except MissingEntry:
-            return {}
-        if len(assignment.notebooks) != 1:
-            return {}
-        notebook = assignment.notebooks[0]
-        solution_ids = {c.name for c in notebook.solution_cells}
-        manual = [c.name for c in notebook.grade_cells if c.name in solution_ids]
-        for student in results.results:
-            sid = gradebook_id(student)
-            cells = {}
-            for gid in manual:
-                try:
-                    grade = gb.find_grade(gid, notebook.name, results.name, sid)
-                except MissingEntry:
-                    continue
-                try:
-                    comment = gb.find_comment(gid, notebook.name, results.name,
-                                              sid).manual_comment or ""
-                except MissingEntry:
-                    comment = ""
-                points = None if grade.manual_score is None else float(grade.manual_score)
-                cells[gid] = (points, comment)
-            if cells:
-                found[student] = cells
-    return found
+    return gradebook.manual_points(db, results.name, results.results)

@@ -94,18 +94,21 @@ def _template():
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = _fmt
+    env.filters["rounded"] = lambda x: f"{round(x, 2):g}"  # as the grade files have it
     return env.get_template("feedback.html")
 
 
 def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str,
-                   manual: Mapping[str, tuple[float | None, str]] | None = None) -> None:
+                   manual: Mapping[str, tuple[float | None, str]] | None = None,
+                   late: Mapping[str, Any] | None = None) -> None:
     """One self-contained HTML page for a student: every task, each failing test in words.
 
     Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
     printed or raised appears as text, and the page's content security policy allows no
     script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`). ``manual``
     (``{grade_id: (points or None, comment)}``, what ``grade-import`` loaded) adds the points
-    and comments of the answers graded by hand, and the total.
+    and comments of the answers graded by hand, and the total; ``late`` (the student's record
+    in :func:`.late.read_late_notes`, written by ``mlcourse export``) the late penalty.
     """
     rows = []
     if manual is not None:
@@ -117,7 +120,8 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
                               notes=list(dict.fromkeys(result.notes)),
                               output=result.output[-5000:] if result.output.strip() else "",
                               manual=rows, total=total, total_max=total_max,
-                              pending=any(r["points"] is None for r in rows))
+                              pending=any(r["points"] is None for r in rows),
+                              late=late if late and late.get("penalty", 0) > 0 else None)
     write_text(path, page)
 
 
@@ -145,9 +149,9 @@ class Regenerated:
 
 def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> Regenerated:
     """Write every student's feedback page in ``graded/feedback/`` again, now with the points
-    and comments of the answers graded by hand (from ``gradebook.db``) and the total; a
-    late-penalty section that ``mlcourse export`` put in a page is kept."""
-    from .lms import LATE_BEGIN, LATE_END
+    and comments of the answers graded by hand (from ``gradebook.db``), the total and the late
+    penalty of the last ``mlcourse export`` (``late.json``)."""
+    from .late import read_late_notes
     from .manual import read_manual_grades
     from .notebook import load_assignment
 
@@ -155,6 +159,7 @@ def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> R
     results = read_results(graded)
     assignment = load_assignment(results.name, root)
     manual = read_manual_grades(graded)
+    late = read_late_notes(graded)
     folder = graded / "feedback"
     folder.mkdir(exist_ok=True)
     pages, complete, pending = [], 0, []
@@ -162,18 +167,8 @@ def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> R
         if "/" in student or student in ("", ".", ".."):
             continue
         path = folder / f"{student}.html"
-        late = ""
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            start, end = text.find(LATE_BEGIN), text.find(LATE_END)
-            if 0 <= start < end:
-                late = text[start:end + len(LATE_END)] + "\n"
         cells = manual.get(student, {}) if assignment.manual else None
-        write_feedback(result, assignment, path, cells)
-        if late:
-            text = path.read_text(encoding="utf-8")
-            text = text.replace("<table>", late + "<table>", 1)
-            write_text(path, text)
+        write_feedback(result, assignment, path, cells, late.get(student))
         pages.append(path)
         if assignment.manual:
             if all(cells.get(g, (None, ""))[0] is not None for g, _ in assignment.manual):
@@ -184,4 +179,3 @@ def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> R
     foreign = sorted(e.name for e in folder.iterdir() if e.name not in ours
                      and not e.name.startswith("."))
     return Regenerated(pages, complete, pending, foreign)
-

@@ -1,21 +1,129 @@
-"""Who a file of an LMS download belongs to: Canvas and Moodle names and ids → the course's ids.
+"""The class list: its rows (:func:`read_roster`), graded folders matched to them, download names.
+
+The roster (``--roster ROSTER.csv``: Canvas's gradebook export, Moodle's grading worksheet or
+the course's own list) is read into :class:`Student` rows; :func:`match_roster` finds the row of
+each graded submission by any of its ids.
 
 A bulk download names each student the LMS's way: Canvas by a login made of the sortable name
 (``smithjonesalice``) and its numeric user id (the ``ID`` column of Canvas's gradebook), Moodle by
 the full name and a participant number (``Participant 12345`` in its grading worksheet). The
-roster (``--roster ROSTER.csv``, :func:`.lms.read_roster`: Canvas's gradebook export, Moodle's
-grading worksheet or the course's own list) maps them to the course's student ids, by the
+roster maps them to the course's student ids, by the
 number first and by the name only when the roster has no number for anybody (names are not
 unique, so a name that two roster rows share matches neither).
 """
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
-from .lms import Student
+
+@dataclasses.dataclass
+class Student:
+    """One row of the roster."""
+
+    name: str
+    student_id: str = ""     # the course's id: the submission folder's name
+    email: str = ""
+    lms_id: str = ""         # Canvas "ID"
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    idnumber: str = ""       # Moodle "ID number"
+    participant: str = ""    # Moodle's participant number ("Identifier": "Participant 12345")
+
+    def keys(self) -> list[str]:
+        """Every value a submission folder may be named by, lower-cased."""
+        values = (self.student_id, self.email, self.sis_login_id, self.sis_user_id,
+                  self.idnumber, self.lms_id)
+        return [v.strip().lower() for v in values if v and v.strip()]
+
+
+_ROSTER_COLUMNS = {
+    "name": ("name", "student", "full name", "fullname"),
+    "student_id": ("student_id", "student id", "username", "login"),
+    "email": ("email", "e-mail", "email address", "mail"),
+    "lms_id": ("id", "canvas id", "user id", "userid"),
+    "sis_user_id": ("sis user id", "sis_user_id"),
+    "sis_login_id": ("sis login id", "sis_login_id"),
+    "section": ("section", "group"),
+    "idnumber": ("id number", "idnumber", "matriculation", "student number"),
+    "participant": ("identifier", "participant", "participant id"),
+}
+
+
+def read_roster(path: Path | str) -> list[Student]:
+    """The roster CSV (a header row; columns named as Canvas or Moodle name them, or
+    ``student_id, name, email, ...``) as a list of :class:`Student`."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+    except OSError as exc:
+        raise ValueError(f"--roster {path}: cannot be read ({exc.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"--roster {path}: not a UTF-8 CSV file ({exc})") from None
+    if not rows:
+        raise ValueError(f"--roster {path} is empty")
+    header = [h.strip().lower() for h in rows[0]]
+    index = {}
+    for field, names in _ROSTER_COLUMNS.items():
+        for name in names:
+            if name in header:
+                index[field] = header.index(name)
+                break
+    if not {"student_id", "email", "sis_login_id", "sis_user_id", "idnumber"} & set(index):
+        raise ValueError(f"--roster {path}: needs a column student_id, email, SIS Login ID, "
+                         f"SIS User ID or ID number to match submissions (found {rows[0]})")
+    students = []
+    for row in rows[1:]:
+        if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
+            continue
+        values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
+        if "participant" in values:  # Moodle's worksheet writes "Participant 12345"
+            values["participant"] = re.sub(r"(?i)^participant\s*", "", values["participant"])
+        students.append(Student(**{"name": values.pop("name", "")}, **values))
+    return students
+
+
+def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
+                 conflicts: dict[int, list[str]] | None = None,
+                 ) -> tuple[dict[int, str], list[str]]:
+    """``({roster index: graded id}, [graded ids without a roster entry])``.
+
+    A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
+    or LMS id equals its folder name (case-insensitive). ValueError when the roster gives one
+    key to two students. Two submissions that match one roster row raise ValueError too, unless
+    ``conflicts`` is given: then neither is matched, and ``conflicts[roster index]`` lists them
+    (that student's problem; every other student is matched).
+    """
+    lookup = {}
+    for i, student in enumerate(roster):
+        for key in student.keys():
+            if lookup.get(key, i) != i:
+                raise ValueError(f"the roster gives {key!r} to two students "
+                                 f"({roster[lookup[key]].name!r} and {student.name!r})")
+            lookup[key] = i
+    matched, unmatched, clashes = {}, [], {}
+    for gid in sorted(graded_ids):
+        i = lookup.get(gid.strip().lower())
+        if i is None:
+            unmatched.append(gid)
+        elif i in clashes:
+            clashes[i].append(gid)
+        elif i in matched:
+            if conflicts is None:
+                raise ValueError(f"two submissions, {matched[i]!r} and {gid!r}, belong to "
+                                 f"{roster[i].name or roster[i].email!r}")
+            clashes[i] = [matched.pop(i), gid]
+        else:
+            matched[i] = gid
+    if conflicts is not None:
+        conflicts.update(clashes)
+    return matched, unmatched
 
 
 def canvas_login(name: str) -> str:
@@ -38,7 +146,7 @@ def _full_names(name: str) -> set[str]:
 
 def course_id(student: Student) -> str:
     """The id a roster student's submission is graded under: the course's id, or else the
-    e-mail, SIS login, SIS id, ID number or LMS id (what :func:`.lms.match_roster` matches)."""
+    e-mail, SIS login, SIS id, ID number or LMS id (what :func:`match_roster` matches)."""
     for value in (student.student_id, student.email, student.sis_login_id, student.sis_user_id,
                   student.idnumber, student.lms_id):
         if value and value.strip():
