@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from similarity_support import disguise, random_answer
 
 import assignment_support as sup
+from mlcourse_utils.course import REFERENCE_MODULES
 from mlcourse_utils.grading import similarity as sim
 from mlcourse_utils.grading.fingerprints import (
     MAX_TOKENS,
@@ -28,7 +29,6 @@ from mlcourse_utils.grading.fingerprints import (
 )
 from mlcourse_utils.grading.notebook import load_assignment
 from mlcourse_utils.grading.references import (
-    REFERENCE_MODULES,
     reference_module,
     reference_source,
     references,
@@ -396,9 +396,11 @@ def test_every_task_has_its_reference_function(name):
         assert source and f"def {task}(" in source
 
 
-def test_an_assignment_without_a_reference_module_is_reported():
-    assert reference_module("no_such_assignment") is None
-    assert reference_module("../../etc") is None
+def test_an_assignment_without_a_reference_module_is_an_error():
+    """A missing mapping would silently turn the comparison with the reference off."""
+    for name in ("no_such_assignment", "../../etc"):
+        with pytest.raises(ValueError, match="REFERENCE_MODULES"):
+            reference_module(name)
 
 
 # ---------------------------------------------------------------- the command

@@ -24,8 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._files import write_text
+from ..course import find_course_root
 from . import analysis, gradebook, manual, sandbox, times
-from .notebook import Assignment, find_course_root, load_assignment
+from .notebook import Assignment, load_assignment
 from .protocol import clean_text
 from .report import NBGRADER_CONFIG, read_results, write_csvs, write_feedback, write_results
 from .requirements import check_dependencies

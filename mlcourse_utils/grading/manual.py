@@ -87,13 +87,13 @@ def mathjax_available() -> bool:
 
 def _macros(root):
     """The book's MathJax macros (``_config.yml``), so that students may use them too."""
-    import yaml
+    from ..book.config import read_config
 
     try:
-        config = yaml.safe_load((Path(root) / "_config.yml").read_text(encoding="utf-8"))
+        config = read_config(root)
         macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
         return {str(k): v for k, v in macros.items() if isinstance(v, (str, list))}
-    except (OSError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 

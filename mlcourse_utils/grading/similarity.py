@@ -34,10 +34,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
+from ..course import find_course_root
 from .fingerprints import Code, K, normalise
 from .notebook import (
     cell_source,
-    find_course_root,
     grade_id,
     is_answer_cell,
     load_assignment,
