@@ -9,13 +9,12 @@ its download. Moodle's CSV import maps one column ("Map from") to a user field (
 or username); its "Upload multiple feedback files in a zip" splits a path at ``_`` into at most
 five parts and takes the participant number from the second, as in its download
 (``Full Name_12345_assignsubmission_file_/...``). The graded folders here are written by hand
-(results.json, feedback pages, intake.json): no grading runs.
+(conftest's ``write_graded``: results.json, feedback pages, intake.json): no grading runs.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import re
 import stat
 import subprocess
@@ -27,9 +26,6 @@ import assignment_support as sup
 from mlcourse_utils.grading import lms
 from mlcourse_utils.grading.late import Cell, write_late_notes
 from mlcourse_utils.grading.notebook import load_assignment
-from mlcourse_utils.grading.report import write_feedback, write_results
-from mlcourse_utils.grading.session import GradeResult
-from mlcourse_utils.grading.session import TestResult as Outcome
 from mlcourse_utils.grading.times import LMS_SOURCE
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
@@ -40,29 +36,10 @@ Student,ID,SIS User ID,SIS Login ID,Section,Email
 """
 
 
-def _graded(folder, scores, intake=None, times=None):
-    """A graded folder as `mlcourse grade` writes it: ``scores`` {student: fraction earned}."""
-    folder.mkdir(parents=True)
-    (folder / "feedback").mkdir()
-    results = {}
-    for student, share in scores.items():
-        result = GradeResult(student, ASSIGNMENT.name, [
-            Outcome(t.grade_id, t.task, t.points, t.points * share, t.description)
-            for t in ASSIGNMENT.tests])
-        results[student] = result
-        write_feedback(result, ASSIGNMENT, folder / "feedback" / f"{student}.html")
-    write_results(results, ASSIGNMENT, folder)
-    if intake is not None:
-        (folder / "intake.json").write_text(json.dumps(intake))
-    if times is not None:
-        (folder / "timestamps.json").write_text(json.dumps(times))
-    return folder
-
-
-def _export(tmp_path, fmt, roster=ROSTER, **options):
+def _export(write_graded, tmp_path, fmt, roster=ROSTER, **options):
     graded = tmp_path / "graded"
     if not graded.exists():
-        _graded(graded, {"alice": 1.0, "bob": 0.5})
+        write_graded(graded, {"alice": 1.0, "bob": 0.5})
     (tmp_path / "roster.csv").write_text(roster)
     target = tmp_path / f"{fmt}.csv"
     report = lms.export([graded], fmt, tmp_path / "roster.csv", target, **options)
@@ -70,8 +47,9 @@ def _export(tmp_path, fmt, roster=ROSTER, **options):
         return list(csv.reader(fh)), report
 
 
-def test_canvas_header_names_the_assignment_with_its_id(tmp_path):
-    rows, _ = _export(tmp_path, "canvas", canvas_assignment="Maximum likelihood (4711)")
+def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
+    rows, _ = _export(write_graded, tmp_path, "canvas",
+                      canvas_assignment="Maximum likelihood (4711)")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "Maximum likelihood (4711)"]
     assert rows[1][0].strip() == "Points Possible" and float(rows[1][5]) == ASSIGNMENT.max_score
@@ -83,24 +61,24 @@ def test_canvas_header_names_the_assignment_with_its_id(tmp_path):
 
 @pytest.mark.parametrize("column", [None, "Maximum likelihood", "Maximum likelihood (abc)",
                                     "(4711)"])
-def test_a_canvas_column_without_its_id_is_refused(tmp_path, column):
+def test_a_canvas_column_without_its_id_is_refused(tmp_path, write_graded, column):
     with pytest.raises(ValueError, match=r"--canvas-assignment 'Title \(1234\)'"):
-        _export(tmp_path, "canvas", canvas_assignment=column)
+        _export(write_graded, tmp_path, "canvas", canvas_assignment=column)
     assert not (tmp_path / "canvas.csv").exists()
 
 
-def test_the_column_may_come_from_the_configuration(tmp_path):
+def test_the_column_may_come_from_the_configuration(tmp_path, write_graded):
     (tmp_path / "due.toml").write_text('[assignments.mle]\ncanvas_column = "MLE (99)"\n')
-    rows, _ = _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    rows, _ = _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     assert rows[0][5] == "MLE (99)"
 
 
-def test_missing_ids_are_an_error_naming_the_students(tmp_path):
+def test_missing_ids_are_an_error_naming_the_students(tmp_path, write_graded):
     roster = ROSTER + '"Nobody, Noid",,,,B,noid@uni.example\n'
     with pytest.raises(ValueError, match=r"1 student\(s\).*no ID, SIS User ID or SIS Login ID"
                                          r".*Nobody, Noid.*--allow-missing-ids"):
-        _export(tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
-    rows, report = _export(tmp_path, "canvas", roster, canvas_assignment="MLE (1)",
+        _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
+    rows, report = _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)",
                            allow_missing_ids=True)
     assert report.unidentified == ["Nobody, Noid"] and len(rows) == 5
 
@@ -110,32 +88,32 @@ def test_missing_ids_are_an_error_naming_the_students(tmp_path):
     ("idnumber", ["ID number", "Email address", "Full name", "mle"]),
     ("username", ["Username", "Email address", "ID number", "Full name", "mle"]),
 ])
-def test_moodle_puts_the_mapped_identifier_first(tmp_path, identifier, header):
+def test_moodle_puts_the_mapped_identifier_first(tmp_path, write_graded, identifier, header):
     roster = "Full name,Email address,username,ID number\nAlice,alice@uni.example,alice,M-1\n"
-    rows, _ = _export(tmp_path, "moodle", roster, moodle_identifier=identifier)
+    rows, _ = _export(write_graded, tmp_path, "moodle", roster, moodle_identifier=identifier)
     assert rows[0] == header
     expected = {"email": "alice@uni.example", "idnumber": "M-1", "username": "alice"}
     assert rows[1][0] == expected[identifier]
     assert float(rows[1][-1]) == ASSIGNMENT.max_score
 
 
-def test_moodle_without_the_identifier_is_an_error(tmp_path):
+def test_moodle_without_the_identifier_is_an_error(tmp_path, write_graded):
     roster = "Full name,Email address,username\nAlice,,alice\n"
     with pytest.raises(ValueError, match="no Email address.*Alice"):
-        _export(tmp_path, "moodle", roster)
+        _export(write_graded, tmp_path, "moodle", roster)
 
 
-def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path):
+def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path, write_graded):
     """A time the LMS's zip recorded counts like --times (naive: the configured zone)."""
     times = {"alice": {"submitted": True, "time": "2026-03-04T10:00:00",
                        "source": LMS_SOURCE, "lms_late": True},
              "bob": {"submitted": True, "time": None, "source": "none", "lms_late": True}}
-    _graded(tmp_path / "graded", {"alice": 1.0, "bob": 1.0}, times=times)
+    write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 1.0}, times=times)
     (tmp_path / "due.toml").write_text('timezone = "Europe/Berlin"\n[late_penalty]\n'
                                        'percent_per_day = 10\n[assignments.mle]\n'
                                        'due = 2026-03-02T23:59:00+01:00\n'
                                        'canvas_column = "MLE (1)"\n')
-    rows, report = _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    rows, report = _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     body = {r[0]: r for r in rows[2:]}
     # 2 days late (10:00 on the 4th in Berlin, due 23:59 on the 2nd): 20 % off.
     assert float(body["Smith-Jones, Alice"][5]) == pytest.approx(ASSIGNMENT.max_score * 0.8,
@@ -151,13 +129,13 @@ def _canvas_ids(name):
     return tuple(digits[:2])
 
 
-def test_feedback_zip_for_canvas(tmp_path):
+def test_feedback_zip_for_canvas(tmp_path, write_graded):
     intake = {"layout": "canvas", "students": {
         "alice": {"lms": "canvas", "name": "smithjonesalice", "user_id": "101",
                   "attachment_id": "9001", "late": False},
         "bob": {"lms": "canvas", "name": "brownbob", "user_id": "102",
                 "attachment_id": "9002", "late": True}}}
-    graded = _graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5, "carol": 0.0},
+    graded = write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5, "carol": 0.0},
                      intake=intake)
     done = lms.write_feedback_zip(graded, "canvas", tmp_path / "fb.zip")
     with zipfile.ZipFile(tmp_path / "fb.zip") as z:
@@ -172,10 +150,10 @@ def test_feedback_zip_for_canvas(tmp_path):
     assert "carol" in done.left_out and "not known to canvas" in done.left_out["carol"]
 
 
-def test_canvas_needs_the_submitted_files_id(tmp_path):
+def test_canvas_needs_the_submitted_files_id(tmp_path, write_graded):
     """Canvas ignores an uploaded comment file without the id of a file of the submission, so a
     student known only from the roster (no download) is left out, with the reason."""
-    graded = _graded(tmp_path / "graded", {"alice": 1.0})
+    graded = write_graded(tmp_path / "graded", {"alice": 1.0})
     (tmp_path / "roster.csv").write_text(ROSTER)
     done = lms.write_feedback_zip(graded, "canvas", tmp_path / "fb.zip", tmp_path / "roster.csv")
     assert done.files == {} and "Canvas's download" in done.left_out["alice"]
@@ -183,8 +161,8 @@ def test_canvas_needs_the_submitted_files_id(tmp_path):
     assert _canvas_ids(lms.feedback_file_name("canvas", digits, "mle")) == ("7", "8")
 
 
-def test_feedback_zip_for_moodle_from_the_roster(tmp_path):
-    graded = _graded(tmp_path / "graded", {"alice@uni.example": 1.0, "x_y": 0.0})
+def test_feedback_zip_for_moodle_from_the_roster(tmp_path, write_graded):
+    graded = write_graded(tmp_path / "graded", {"alice@uni.example": 1.0, "x_y": 0.0})
     (tmp_path / "worksheet.csv").write_text(
         "Identifier,Full name,Email address\nParticipant 5001,Alice Smith-Jones,"
         "alice@uni.example\n")
@@ -197,17 +175,17 @@ def test_feedback_zip_for_moodle_from_the_roster(tmp_path):
     assert list(done.left_out) == ["x_y"]
 
 
-def test_the_feedback_command_needs_lms_and_out_together(tmp_path):
-    graded = _graded(tmp_path / "graded", {"alice": 1.0})
+def test_the_feedback_command_needs_lms_and_out_together(tmp_path, write_graded):
+    graded = write_graded(tmp_path / "graded", {"alice": 1.0})
     proc = subprocess.run([sup.MLCOURSE, "feedback", str(graded), "--lms", "canvas"],
                           capture_output=True, text=True, cwd=sup.ROOT)
     assert proc.returncode == 2 and "--lms and --out go together" in proc.stderr
 
 
-def test_a_late_penalty_section_survives_regenerated_feedback(tmp_path):
+def test_a_late_penalty_section_survives_regenerated_feedback(tmp_path, write_graded):
     from mlcourse_utils.grading.report import regenerate_feedback
 
-    graded = _graded(tmp_path / "graded", {"alice": 1.0})
+    graded = write_graded(tmp_path / "graded", {"alice": 1.0})
     cell = Cell(ASSIGNMENT.max_score * 0.9, ASSIGNMENT.max_score, 10.0, 1,
                 "2026-03-03 10:00+01:00", "2026-03-02 23:59+01:00", "times.csv")
     write_late_notes(graded, {"alice": cell}, ASSIGNMENT.max_score)
@@ -219,16 +197,16 @@ def test_a_late_penalty_section_survives_regenerated_feedback(tmp_path):
     assert page.count('<span class="warn">not graded yet</span>') == len(ASSIGNMENT.manual)
 
 
-def test_the_late_section_follows_the_last_export(tmp_path):
+def test_the_late_section_follows_the_last_export(tmp_path, write_graded):
     """An export writes the penalty into the late student's page through the page's template
     (escaped like the rest), and the next export, with an extension, takes it out again."""
     times = {"alice": {"submitted": True, "time": "2026-03-04T10:00:00",
                        "source": LMS_SOURCE}}
-    _graded(tmp_path / "graded", {"alice": 0.5, "bob": 1.0}, times=times)
+    write_graded(tmp_path / "graded", {"alice": 0.5, "bob": 1.0}, times=times)
     config = ('[late_penalty]\npercent_per_day = 10\n[assignments.mle]\n'
               'due = 2026-03-02T23:59:00+00:00\ncanvas_column = "MLE (1)"\n')
     (tmp_path / "due.toml").write_text(config)
-    _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     page = (tmp_path / "graded" / "feedback" / "alice.html").read_text()
     # 2 started days late (10:00 on the 4th, due 23:59 on the 2nd, UTC): 20 % of half the points.
     half = ASSIGNMENT.max_score / 2
@@ -237,5 +215,5 @@ def test_the_late_section_follows_the_last_export(tmp_path):
     assert page.index("Late submission") < page.index("<table>")
     assert "Late submission" not in (tmp_path / "graded" / "feedback" / "bob.html").read_text()
     (tmp_path / "due.toml").write_text(config + "[assignments.mle.extensions]\nalice = 3\n")
-    _export(tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     assert "Late submission" not in (tmp_path / "graded" / "feedback" / "alice.html").read_text()
