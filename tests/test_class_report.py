@@ -31,12 +31,10 @@ from scipy import stats
 import assignment_support as sup
 from mlcourse_utils import cli
 from mlcourse_utils.grading import notebook, session
-from mlcourse_utils.grading.class_report import build_report, make_report, pearson
-from mlcourse_utils.grading.graded_folder import (
-    GradedFolderError,
-    classify_reason,
-    read_graded_folder,
-)
+from mlcourse_utils.grading.class_report import make_report
+from mlcourse_utils.grading.class_stats import build_report, pearson
+from mlcourse_utils.grading.graded_folder import GradedFolderError, read_graded_folder
+from mlcourse_utils.grading.reasons import classify_reason
 from mlcourse_utils.grading.report import write_csvs, write_feedback, write_results
 from mlcourse_utils.grading.session import DELEGATION, GradeResult
 
