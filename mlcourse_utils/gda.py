@@ -9,7 +9,9 @@ N, not by N_c - 1).
 
 Every density evaluation goes through a Cholesky factor Sigma = L L^T: the quadratic form is
 the squared norm of L^{-1}(x - mu) (a triangular solve) and log|Sigma| = 2 sum_d log L_dd. No
-covariance matrix is ever inverted explicitly.
+covariance matrix is ever inverted explicitly. (The estimator classes, which predict many times
+with the same covariances, invert the triangular factor L once at ``fit`` and multiply by it:
+see :func:`_whitening`.)
 
 See the chapter "Gaussian discriminant analysis".
 """
