@@ -331,6 +331,10 @@ def _export(lms, args):
         for student, cell in sorted(report.late[name].items()):
             print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
                   f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
+        if name in report.feedback_problems:
+            print(f"  {name}: warning: the feedback pages were not written again (late "
+                  f"penalties not shown there): {report.feedback_problems[name]}; run "
+                  "`mlcourse feedback` on the folder in the course folder", file=sys.stderr)
     return EXIT_OK
 
 

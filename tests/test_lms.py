@@ -217,3 +217,13 @@ def test_the_late_section_follows_the_last_export(tmp_path, write_graded):
     (tmp_path / "due.toml").write_text(config + "[assignments.mle.extensions]\nalice = 3\n")
     _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     assert "Late submission" not in (tmp_path / "graded" / "feedback" / "alice.html").read_text()
+
+
+def test_pages_that_cannot_be_written_again_leave_the_grade_file_standing(
+        tmp_path, write_graded, monkeypatch):
+    def fails(folder, root=None):
+        raise ValueError("no source notebook of mle here")
+
+    monkeypatch.setattr(lms, "regenerate_feedback", fails)
+    rows, report = _export(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
+    assert len(rows) == 4 and report.feedback_problems == {"mle": "no source notebook of mle here"}

@@ -97,6 +97,8 @@ class Export:
     unidentified: list[str] = dataclasses.field(default_factory=list)
     #: assignment -> [graded ids the LMS's download marked late] (Canvas's ``_late_``)
     lms_late: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> why its feedback pages could not be written again (the grade file is)
+    feedback_problems: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _fmt(x):
@@ -237,7 +239,10 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
                 w.writerow([csv_text(fields[k][1](s)) for k in order] + [csv_text(s.name)]
                            + [_fmt(cells[i].score) for cells in grades])
     for graded in assignments:  # the late-penalty sections, through the page's own template
-        regenerate_feedback(graded.folder)
+        try:
+            regenerate_feedback(graded.folder)
+        except (OSError, ValueError) as exc:  # the grade file stands; the pages wait
+            report.feedback_problems[graded.name] = clean_text(str(exc), 300)
     return report
 
 
