@@ -312,8 +312,10 @@ SHORTCUTS = {
                            "from scipy.special import betaln, gammaln\n"
                            "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
                            "    n = n_heads + n_tails\n"
-                           "    log_comb = gammaln(n + 1) - gammaln(n_heads + 1) - gammaln(n_tails + 1)\n"
-                           "    return float(log_comb + betaln(a + n_heads, b + n_tails) - betaln(a, b))\n",
+                           "    log_comb = gammaln(n + 1) - gammaln(n_heads + 1) -"
+                           " gammaln(n_tails + 1)\n"
+                           "    return float(log_comb + betaln(a + n_heads, b +"
+                           " n_tails) - betaln(a, b))\n",
                            0),
     # The likelihood at the chapter's printed estimate (posterior mean plugged in) instead of
     # the integral: too large everywhere but on empty data.

@@ -444,7 +444,8 @@ HONEST["beyond_the_chapter_eig"] = {
         "import numpy as np\n"
         "def map_covariance(X, Psi, nu):\n"
         "    X = np.atleast_2d(np.asarray(X, dtype=float)); n, d = X.shape\n"
-        "    S = np.cov(X, rowvar=False, bias=True).reshape(d, d) * n if n > 1 else np.zeros((d, d))\n"
+        "    S = np.cov(X, rowvar=False, bias=True).reshape(d, d) * n if n > 1 else"
+        " np.zeros((d, d))\n"
         "    return (np.asarray(Psi) + S) / (nu + n + d + 1)\n",
 }
 
@@ -473,7 +474,8 @@ SHORTCUTS = {
                              "def map_covariance(X, Psi, nu):\n"
                              "    X = np.asarray(X, float); n = len(X); C = X - X.mean(0)\n"
                              "    lam = nu / (nu + n)\n"
-                             "    return lam * np.asarray(Psi, float) / nu + (1 - lam) * C.T @ C / n\n",
+                             "    return lam * np.asarray(Psi, float) / nu + (1 - lam)"
+                             " * C.T @ C / n\n",
                              0),
     # The difference of the means, scaled to w' Sigma_W w = 1: Fisher without Sigma_W's
     # direction (the answer for an isotropic covariance, the section-7 derivation): fails every

@@ -232,7 +232,8 @@ SHORTCUTS = {
                   "def poisson_rate_mle(counts, exposure):\n"
                   "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
                   "    rate = k.sum() / t.sum(); mu = rate * t\n"
-                  "    return float(rate), float(np.sum(np.log(mu ** k * np.exp(-mu) / factorial(k))))\n",
+                  "    return float(rate), float(np.sum(np.log(mu ** k * np.exp(-mu) /"
+                  " factorial(k))))\n",
                   6),
     # log k! as np.log(factorial(k)): overflows to inf above k = 170, same cells as above.
     "log_of_factorial": ("poisson_rate_mle",

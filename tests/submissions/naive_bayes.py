@@ -346,7 +346,8 @@ HONEST["beyond_the_chapter_loops"] = {
         "            s = float(log_prior[c])\n"
         "            for d in range(X.shape[1]):\n"
         "                if X[n, d] > 0:\n"
-        "                    s += X[n, d] * math.log(theta[c, d]) if theta[c, d] > 0 else -math.inf\n"
+        "                    s += X[n, d] * math.log(theta[c, d]) if theta[c, d] > 0"
+        " else -math.inf\n"
         "            out[n, c] = s\n"
         "    return out\n",
 }
@@ -381,7 +382,8 @@ SHORTCUTS = {
                            "    classes = np.unique(y)\n"
                            "    n = np.array([np.sum(y == c) for c in classes])\n"
                            "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
-                           "    return classes, np.log(n / len(y)), (counts + alpha) / (n[:, None] + 2 * alpha)\n",
+                           "    return classes, np.log(n / len(y)), (counts + alpha) /"
+                           " (n[:, None] + 2 * alpha)\n",
                            0),
     # Smoothing added to the counts but not to the normaliser (alpha instead of D alpha in the
     # denominator): right only for alpha = 0, the visible edge cell (2 points).
@@ -392,7 +394,8 @@ SHORTCUTS = {
                               "    classes = np.unique(y)\n"
                               "    n = np.array([np.sum(y == c) for c in classes])\n"
                               "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
-                              "    theta = (counts + alpha) / (counts.sum(1, keepdims=True) + alpha)\n"
+                              "    theta = (counts + alpha) / (counts.sum(1,"
+                              " keepdims=True) + alpha)\n"
                               "    return classes, np.log(n / len(y)), theta\n", 2),
     # The class prior smoothed as well, (N_c + alpha) / (N + C alpha): invisible when the classes
     # are equally large (both visible cells, 4 points), wrong in the hidden cells, whose random
@@ -404,15 +407,18 @@ SHORTCUTS = {
                        "    classes = np.unique(y)\n"
                        "    n = np.array([np.sum(y == c) for c in classes])\n"
                        "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
-                       "    theta = (counts + alpha) / (counts.sum(1, keepdims=True) + X.shape[1] * alpha)\n"
-                       "    return classes, np.log((n + alpha) / (len(y) + len(classes) * alpha)), theta\n",
+                       "    theta = (counts + alpha) / (counts.sum(1, keepdims=True) +"
+                       " X.shape[1] * alpha)\n"
+                       "    return classes, np.log((n + alpha) / (len(y) +"
+                       " len(classes) * alpha)), theta\n",
                        4),
     # The chapter's Bernoulli log-joint applied to counts: fails every cell.
     "bernoulli_log_joint": ("multinomial_nb_log_joint",
                             "import numpy as np\n"
                             "def multinomial_nb_log_joint(X, log_prior, theta):\n"
                             "    X = np.asarray(X, float); t = np.asarray(theta, float)\n"
-                            "    return np.asarray(log_prior) + X @ np.log(t).T + (1 - X) @ np.log(1 - t).T\n",
+                            "    return np.asarray(log_prior) + X @ np.log(t).T + (1 -"
+                            " X) @ np.log(1 - t).T\n",
                             0),
     # The naive product of probabilities, then the log: right for short documents (visible
     # example 2, hidden random 4); 0 and then -inf for the 1000-word documents of the visible
@@ -429,5 +435,6 @@ SHORTCUTS = {
                     "import numpy as np\n"
                     "def multinomial_nb_log_joint(X, log_prior, theta):\n"
                     "    X = np.asarray(X, float)\n"
-                    "    return np.asarray(log_prior) + X @ np.log(np.asarray(theta, float)).T\n", 6),
+                    "    return np.asarray(log_prior) + X @ np.log(np.asarray(theta,"
+                    " float)).T\n", 6),
 }
