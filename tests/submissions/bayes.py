@@ -273,9 +273,8 @@ HONEST["beyond_the_chapter_gammaln"] = {
     "gamma_poisson_posterior":
         "import numpy as np\n"
         "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
-        "    k = np.asarray(counts, dtype=float)\n"
-        "    t = np.ones(k.shape) if exposure is None else np.asarray(exposure, dtype=float)\n"
-        "    return np.float64(alpha + k.sum()), np.array(beta + t.sum())\n",
+        "    hours = len(counts) if exposure is None else np.sum(exposure)\n"
+        "    return np.float64(alpha + np.sum(counts)), np.array(beta + hours, dtype=float)\n",
 }
 
 # Answers a student might try instead of solving the task: {label: (task, answer, score)}.

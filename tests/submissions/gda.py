@@ -440,13 +440,15 @@ HONEST["beyond_the_chapter_eig"] = {
         "    W = vecs[:, order].real\n"
         "    W = W / np.sqrt(np.einsum('ik,ij,jk->k', W, Sw, W))\n"
         "    return -W\n",
+    # The scatter from the raw second moment, X'X - N m m'.
     "map_covariance":
         "import numpy as np\n"
         "def map_covariance(X, Psi, nu):\n"
-        "    X = np.atleast_2d(np.asarray(X, dtype=float)); n, d = X.shape\n"
-        "    S = np.cov(X, rowvar=False, bias=True).reshape(d, d) * n if n > 1 else"
-        " np.zeros((d, d))\n"
-        "    return (np.asarray(Psi) + S) / (nu + n + d + 1)\n",
+        "    X = np.array(X, dtype=float)\n"
+        "    N, D = X.shape\n"
+        "    m = X.sum(axis=0) / N\n"
+        "    S = X.T @ X - N * np.outer(m, m)\n"
+        "    return (S + np.asarray(Psi)) * (1.0 / (N + D + nu + 1))\n",
 }
 
 # Answers a student might try instead of solving the task: {label: (task, answer, score)}.
