@@ -4,7 +4,9 @@ generated submissions (built from the release notebook by replacing answer cells
 For each assignment with a source notebook and a `tests/submissions/NAME.py` module:
 the solution scores full marks and the release zero; each plausible wrong answer loses exactly
 the points its mistake deserves in its own task and nothing elsewhere; honest answers written
-differently (loops, scipy, lists, warnings) keep full marks; every tamper pattern earns nothing;
+differently (loops, scipy, lists, warnings) keep full marks; shortcuts (another formula, the
+naive unstable one, the chapter's printed function where a task needs one more step) earn
+exactly their derived score, below full marks; every tamper pattern earns nothing;
 broken submissions (invalid JSON, infinite loops, memory hogs, dying kernels) get zero with a
 reason for what they could not earn while the batch finishes; submissions are never modified.
 """
@@ -150,6 +152,9 @@ class Batch:
                     nb=sup.make_submission(name, {**self.solution, task: src}))
         for label, answers in self.v.HONEST.items():
             add(f"honest_{label}", full, nb=sup.make_submission(name, {**self.solution, **answers}))
+        for label, (task, src, score) in getattr(self.v, "SHORTCUTS", {}).items():
+            add(f"shortcut_{label}", {**full, task: float(score)},
+                nb=sup.make_submission(name, {**self.solution, task: src}))
         test_ids = [t.grade_id for t in self.assignment.tests]
         for student, spec in _tamper_cells(name, self.v.MODULE, self.tasks).items():
             replace = {g: spec["edit_tests"] for g in test_ids} if "edit_tests" in spec else None
@@ -210,6 +215,8 @@ def students(kind):
             out += [(name, f"wrong_{t}_{k}") for t, ws in v.WRONG.items() for k in range(len(ws))]
         elif kind == "honest":
             out += [(name, f"honest_{label}") for label in v.HONEST]
+        elif kind == "shortcut":
+            out += [(name, f"shortcut_{label}") for label in getattr(v, "SHORTCUTS", {})]
         elif kind == "tamper":
             out += [(name, s) for s in _tamper_cells(name, v.MODULE, tasks)]
         elif kind == "failure":
@@ -278,6 +285,17 @@ def test_wrong_answer_loses_only_its_task(batches, name, student):
 @pytest.mark.parametrize("name,student", students("honest"))
 def test_honest_variants_keep_full_marks(batches, name, student):
     _assert_expected(batches(name), student)
+
+
+@pytest.mark.parametrize("name,student", students("shortcut"))
+def test_shortcut_scores_below_full_marks(batches, name, student):
+    """An answer that avoids the task's own step (another formula, the naive unstable one, the
+    chapter's printed function for a task that needs one more step) gets exactly the score
+    tests/submissions/NAME.py derives for it, and less than the task's full marks."""
+    b = batches(name)
+    task, _, score = sup.variants(name).SHORTCUTS[student.removeprefix("shortcut_")]
+    assert score < b.assignment.task_max(task), f"{student} is expected to earn full marks"
+    _assert_expected(b, student)
 
 
 @pytest.mark.parametrize("name,student", students("tamper"))
