@@ -3,7 +3,9 @@ generated submissions (built from the release notebook by replacing answer cells
 
 For each assignment with a source notebook and a `tests/submissions/NAME.py` module:
 the solution scores full marks and the release zero; each plausible wrong answer loses exactly
-the points its mistake deserves in its own task and nothing elsewhere; honest answers written
+the points its mistake deserves in its own task and nothing elsewhere; each shortcut (SHORTCUTS:
+a library call, another optimiser, the naive formula) gets its listed score, below full marks;
+honest answers written
 differently (loops, scipy, lists, warnings) keep full marks; every tamper pattern earns nothing;
 broken submissions (invalid JSON, infinite loops, memory hogs, dying kernels) get zero with a
 reason for what they could not earn while the batch finishes; submissions are never modified.
@@ -148,6 +150,10 @@ class Batch:
             for k, (src, score) in enumerate(wrongs):
                 add(f"wrong_{task}_{k}", {**full, task: float(score)},
                     nb=sup.make_submission(name, {**self.solution, task: src}))
+        for task, shortcuts in getattr(self.v, "SHORTCUTS", {}).items():
+            for k, (src, score) in enumerate(shortcuts):
+                add(f"shortcut_{task}_{k}", {**full, task: float(score)},
+                    nb=sup.make_submission(name, {**self.solution, task: src}))
         for label, answers in self.v.HONEST.items():
             add(f"honest_{label}", full, nb=sup.make_submission(name, {**self.solution, **answers}))
         test_ids = [t.grade_id for t in self.assignment.tests]
@@ -208,6 +214,9 @@ def students(kind):
         tasks = load_assignment(name, sup.ROOT).tasks
         if kind == "wrong":
             out += [(name, f"wrong_{t}_{k}") for t, ws in v.WRONG.items() for k in range(len(ws))]
+        elif kind == "shortcut":
+            out += [(name, f"shortcut_{t}_{k}") for t, ss in getattr(v, "SHORTCUTS", {}).items()
+                    for k in range(len(ss))]
         elif kind == "honest":
             out += [(name, f"honest_{label}") for label in v.HONEST]
         elif kind == "tamper":
@@ -273,6 +282,16 @@ def test_wrong_answer_loses_only_its_task(batches, name, student):
     task = max((t for t in b.tasks if student.startswith(f"wrong_{t}_")), key=len)
     assert b.task_scores[student][task][0] < b.task_scores[student][task][1]
     assert "should" in b.feedback(student) or "expected" in b.feedback(student)
+
+
+@pytest.mark.parametrize("name,student", students("shortcut"))
+def test_shortcut_scores_below_full_marks(batches, name, student):
+    """A library call, another optimiser, the naive formula or the nearest printed example in
+    place of the prescribed method gets the score listed in SHORTCUTS, below full marks."""
+    b = batches(name)
+    _assert_expected(b, student)
+    task = max((t for t in b.tasks if student.startswith(f"shortcut_{t}_")), key=len)
+    assert b.task_scores[student][task][0] < b.task_scores[student][task][1]
 
 
 @pytest.mark.parametrize("name,student", students("honest"))
