@@ -51,3 +51,27 @@ def test_header_is_built_from_the_source_notebook():
     notebook (the test that exercises/ is fresh checks the rest of the file)."""
     source = json.loads((sup.ROOT / "solutions" / "mle" / "mle.ipynb").read_text())
     assert header_cell(source, "mle", "mle.ipynb")["source"] == _header("mle")
+
+
+def test_instructor_references_stay_out_of_the_release(tmp_path):
+    """solutions/NAME/instructor_reference.py, the reference of the hidden tests of the tasks
+    beyond the chapter, reaches neither exercises/ (nbgrader copies every other file of the
+    assignment folder; nbgrader_config.py ignores this one) nor the package students install."""
+    import shutil
+
+    from mlcourse_utils.grading.release import release
+
+    references = sorted((sup.ROOT / "solutions").glob("*/instructor_reference.py"))
+    assert {p.parent.name for p in references} >= {"logistic_regression", "information_theory",
+                                                   "ridge_lasso"}
+    for name in sup.assignments():
+        assert not (sup.ROOT / "exercises" / name / "instructor_reference.py").exists(), name
+    assert not list((sup.ROOT / "mlcourse_utils").rglob("instructor_reference*"))
+    name = "ridge_lasso"
+    shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    release([name], root=tmp_path, check=False, quiet=True)
+    released = {p.name for p in (tmp_path / "exercises" / name).iterdir()}
+    assert released == {f"{name}.ipynb"}
+    text = (tmp_path / "exercises" / name / f"{name}.ipynb").read_text()
+    assert "instructor_reference" not in text and "iref." not in text
