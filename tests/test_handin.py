@@ -241,7 +241,8 @@ def test_manual_page_renders_nothing_hostile(graded):
     script_src = re.search(r"script-src ([^;]*)", csp).group(1)
     assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
     assert re.findall(r"<script\b[^>]*>", page) == [
-        '<script src="mathjax/config.js">', '<script defer src="mathjax/tex-svg-full.js">']
+        '<script src="mathjax/config.js">', '<script defer src="mathjax/tex-svg-full.js">',
+        '<script defer src="grading.js">']  # the page's own: points and comments to the CSV
 
 
 def test_render_markdown_sanitises():
@@ -315,7 +316,8 @@ def test_manual_page_typesets_math_safely_in_chromium(graded):
     _, out, _ = graded
     found = _probe((out / "manual" / f"{MANUAL}.html").as_uri())
     assert found["typeset"] >= 4 and found["errors"] == 0, found
-    assert found["scripts"] == ["mathjax/config.js", "mathjax/tex-svg-full.js", "ui/safe.js"]
+    assert found["scripts"] == ["mathjax/config.js", "mathjax/tex-svg-full.js",
+                                "manual/grading.js", "ui/safe.js"]
     bad = [h for h in found["links"] if re.match(r"\s*(javascript|data|vbscript):", h, re.I)]
     assert not bad, bad
     assert found["safe"] and found["math_links"] == 0, found

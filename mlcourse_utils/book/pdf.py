@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
+from .._files import default_mode
 from .build import ROOT, build_book, toc_docnames
 from .chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
 
@@ -409,6 +410,7 @@ def _write_whole(path: Path, content: Any) -> None:
                 fh.write(content)
             else:
                 content.write(fh)
+        os.chmod(tmp, default_mode())  # mkstemp's 0600 would keep the PDF from its readers
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import atomic_open, write_bytes, write_text
 from .graded_folder import (
     CATEGORIES,
     NOT_IMPLEMENTED,
@@ -715,7 +716,7 @@ def _cell(value: Any) -> Any:
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(header)
         for row in rows:
@@ -797,7 +798,8 @@ def write_report(report: ClassReport, out: Path | str, anonymous: bool = False) 
                    ["student_id", *[r.name for r in report.assignments]],
                    [[s, *["" if f is None else _num(f, 4) for f in fs]]
                     for s, fs in report.at_risk.items()])
-    shutil.copyfile(Path(__file__).with_name("templates") / "class_report.css", out / "report.css")
+    write_bytes(out / "report.css",
+                (Path(__file__).with_name("templates") / "class_report.css").read_bytes())
 
     def feedback_link(r: AssignmentReport, student: str) -> str | None:
         page = r.graded.students[student].feedback
@@ -810,7 +812,7 @@ def write_report(report: ClassReport, out: Path | str, anonymous: bool = False) 
         categories=CATEGORIES, top_checks=TOP_CHECKS, feedback_link=feedback_link,
         nearly_all=NEARLY_ALL_FAIL, min_students=MIN_STUDENTS,
         margin=SAME_RATE_MARGIN)
-    (out / "index.html").write_text(page, encoding="utf-8")
+    write_text(out / "index.html", page)
     return out / "index.html"
 
 

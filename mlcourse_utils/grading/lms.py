@@ -21,7 +21,7 @@ and the late rule::
 
     [assignments.mle]
     due = 2026-03-02T23:59:00+01:00
-    canvas_column = "Maximum likelihood (1234)"    # optional; default: the assignment's name
+    canvas_column = "Maximum likelihood (1234)"    # Canvas's name and id (or --canvas-assignment)
     moodle_column = "Maximum likelihood"           # optional
     [assignments.mle.extensions]                   # by student id or e-mail
     alice = 2026-03-04T23:59:00+01:00               # a new deadline ...
@@ -32,7 +32,9 @@ and extensions are settled later than the grading runs; so the export also write
 into each late student's feedback page (a section it replaces on every export).
 
 Totals are nbgrader's (``gradebook.db``: autograded plus the manual points that
-``mlcourse grade-import`` loaded); without a gradebook, the autograded ``results.json``.
+``mlcourse grade-import`` loaded); without a gradebook, the autograded ``results.json``. A
+time the LMS's own zip recorded (``mlcourse grade`` on a download) is the LMS's record and used
+like ``--times``. :func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_open, write_text
 from .protocol import clean_text
 from .report import csv_text, read_results
 from .submissions import Refused, read_submitted_file
@@ -129,20 +132,36 @@ def submission_time(path: Path | str | Refused | None) -> tuple[str | None, str]
         return None, "none"
 
 
-def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None]) -> None:
+#: The source of a time the LMS's own download records (trusted like ``--times``).
+LMS_SOURCE = "the LMS download"
+
+
+def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None],
+                     lms: Mapping[str, Any] | None = None) -> None:
     """``out/timestamps.json``: ``{student: {"submitted", "time": ISO|None, "source"}}`` (and
-    ``"problem"``: why a time found in the submission was not kept), one student at a time."""
+    ``"problem"``: why a time found in the submission was not kept), one student at a time.
+
+    ``lms``: ``{student: LmsEntry}`` of a Canvas or Moodle download: the time its zip records
+    for the file (source :data:`LMS_SOURCE`) and Canvas's late mark (``"lms_late"``) replace
+    what a copy of the file could say."""
     data = {}
+    lms = lms or {}
     for student, path in sorted(sources.items()):
         entry = {"submitted": path is not None and not isinstance(path, Refused),
                  "time": None, "source": "none"}
+        if student in lms:
+            info = lms[student]
+            entry["lms_late"] = bool(info.late)
+            if info.time:
+                entry["time"], entry["source"] = info.time, LMS_SOURCE
+            data[student] = entry
+            continue
         try:
             entry["time"], entry["source"] = submission_time(path)
         except Exception as exc:  # noqa: BLE001 (one student's file is that student's problem)
             entry["problem"] = clean_text(str(exc), 300)
         data[student] = entry
-    (Path(out) / "timestamps.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
-                                               encoding="utf-8")
+    write_text(Path(out) / "timestamps.json", json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
@@ -152,8 +171,8 @@ def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
         path = Path(folder) / "timestamps.json"
         if path.is_file():
             data.update(json.loads(path.read_text(encoding="utf-8")))
-    (Path(out) / "timestamps.json").write_text(
-        json.dumps(dict(sorted(data.items())), indent=1, ensure_ascii=False), encoding="utf-8")
+    write_text(Path(out) / "timestamps.json",
+               json.dumps(dict(sorted(data.items())), indent=1, ensure_ascii=False))
 
 
 @dataclasses.dataclass
@@ -339,6 +358,7 @@ class Student:
     sis_login_id: str = ""
     section: str = ""
     idnumber: str = ""       # Moodle "ID number"
+    participant: str = ""    # Moodle's participant number ("Identifier": "Participant 12345")
 
     def keys(self) -> list[str]:
         """Every value a submission folder may be named by, lower-cased."""
@@ -356,6 +376,7 @@ _ROSTER_COLUMNS = {
     "sis_login_id": ("sis login id", "sis_login_id"),
     "section": ("section", "group"),
     "idnumber": ("id number", "idnumber", "matriculation", "student number"),
+    "participant": ("identifier", "participant", "participant id"),
 }
 
 
@@ -386,6 +407,8 @@ def read_roster(path: Path | str) -> list[Student]:
         if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
             continue
         values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
+        if "participant" in values:  # Moodle's worksheet writes "Participant 12345"
+            values["participant"] = re.sub(r"(?i)^participant\s*", "", values["participant"])
         students.append(Student(**{"name": values.pop("name", "")}, **values))
     return students
 
@@ -525,6 +548,10 @@ class Export:
     time_sources: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
     #: assignment -> {roster name: [graded ids that all match that student]} (none exported)
     conflicts: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
+    #: roster students the LMS cannot find (no id; written only with --allow-missing-ids)
+    unidentified: list[str] = dataclasses.field(default_factory=list)
+    #: assignment -> [graded ids the LMS's download marked late] (Canvas's ``_late_``)
+    lms_late: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
 
 def _fmt(x):
@@ -559,7 +586,7 @@ def annotate_feedback(graded: Graded, student: str, cell: Cell | None) -> None:
         block = f"{LATE_BEGIN}{_late_block(cell, graded.max_score)}{LATE_END}\n"
         text = text.replace("<table>", block + "<table>", 1) if "<table>" in text \
             else text.replace("</body>", block + "</body>", 1)
-    page.write_text(text, encoding="utf-8")
+    write_text(page, text)
 
 
 def _submission_source(source):
@@ -572,9 +599,12 @@ def _time_of(graded, gid, keys, times, from_submission):
         when, problem = times.lookup(graded.name, keys)
         if when is not None or problem is not None:
             return when, times.source if when is not None else "", problem or ""
+    info = graded.times.get(gid, {})
+    if info.get("source") == LMS_SOURCE and info.get("time"):
+        when, problem = parse_time(str(info["time"]))
+        return (when, LMS_SOURCE, "") if problem is None else (None, "", problem)
     if not from_submission:
         return None, "", ""
-    info = graded.times.get(gid, {})
     if info.get("problem"):
         return None, "", str(info["problem"])
     if not info.get("time"):
@@ -627,22 +657,52 @@ def _cells(graded, matched, roster, config, missing, times=None, from_submission
     return cells, late, undated, problems, sources
 
 
+#: The header Canvas gives an assignment's column: ``Title (assignment id)``.
+CANVAS_COLUMN = re.compile(r"^.*\S \((\d+)\)$")
+#: Moodle's CSV import: the user field the "Map from" column is mapped to, and its header.
+MOODLE_IDENTIFIERS = {"email": "Email address", "idnumber": "ID number", "username": "Username"}
+
+
+def _unidentified(roster, fmt, moodle_identifier):
+    """Names of the roster students the LMS could not find in the exported file."""
+    def ids(s):
+        if fmt == "canvas":
+            return (s.lms_id, s.sis_user_id, s.sis_login_id)
+        return ({"email": s.email, "idnumber": s.idnumber or s.student_id,
+                 "username": s.student_id}[moodle_identifier],)
+    return [s.name or s.email or s.student_id or f"row {i + 2}"
+            for i, s in enumerate(roster) if not any(v.strip() for v in ids(s))]
+
+
 def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
            config_path: Path | str | None = None, missing: str = "blank",
            times_path: Path | str | None = None,
-           times_from_submission: bool = False) -> Export:
+           times_from_submission: bool = False, canvas_assignment: str | None = None,
+           moodle_identifier: str = "email", allow_missing_ids: bool = False) -> Export:
     """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
     :class:`Export`.
 
     Late penalties use the submission times of ``times_path`` (``--times``, from the learning
     management system or the exchange); times found inside the submissions only with
     ``times_from_submission`` (for students the file lacks). Without a time, no penalty.
+
+    Canvas fills an assignment's column only when the file's header names it as Canvas does,
+    ``Title (assignment id)`` (``canvas_assignment``, or ``canvas_column`` in the configuration);
+    a header without the id would create a new column, so it is an error. Canvas finds each
+    student by ``ID``, ``SIS User ID`` or ``SIS Login ID``, Moodle's CSV import by the column
+    ``moodle_identifier`` (email, idnumber or username) that the import's "Map from" is set to:
+    roster students without one are an error naming them, unless ``allow_missing_ids``.
     """
     from .requirements import check_dependencies
 
     check_dependencies()
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if moodle_identifier not in MOODLE_IDENTIFIERS:
+        raise ValueError(f"--moodle-identifier must be one of {', '.join(MOODLE_IDENTIFIERS)}, "
+                         f"not {moodle_identifier!r}")
+    if canvas_assignment is not None and fmt != "canvas":
+        raise ValueError("--canvas-assignment is for --format canvas")
     if missing not in ("blank", "zero"):
         raise ValueError(f"--missing must be blank or zero, not {missing!r}")
     config = read_config(config_path)
@@ -652,7 +712,29 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     names = [g.name for g in assignments]
     if len(set(names)) != len(names):
         raise ValueError(f"two graded folders hold the same assignment: {names}")
-    report = Export(len(roster), {}, {}, {}, {}, {})
+    if canvas_assignment is not None and len(assignments) != 1:
+        raise ValueError("--canvas-assignment names one assignment's column: export one graded "
+                         "folder with it (or set canvas_column per assignment in --config)")
+    if fmt == "canvas":
+        for graded in assignments:
+            column = canvas_assignment or config.assignments.get(graded.name, {}).get(
+                "canvas_column")
+            if not column or not CANVAS_COLUMN.match(str(column)):
+                raise ValueError(
+                    f"Canvas fills the column of {graded.name} only when the header names it as "
+                    "Canvas does, 'Title (assignment id)' (the id is the number at the end of "
+                    "the assignment's address, .../assignments/1234): pass --canvas-assignment "
+                    f"'Title (1234)' or set canvas_column in [assignments.{graded.name}] of "
+                    f"--config (got {column!r})")
+    unidentified = _unidentified(roster, fmt, moodle_identifier)
+    if unidentified and not allow_missing_ids:
+        what = ("ID, SIS User ID or SIS Login ID" if fmt == "canvas"
+                else MOODLE_IDENTIFIERS[moodle_identifier])
+        raise ValueError(f"{len(unidentified)} student(s) of the roster have no {what}, by which "
+                         f"{fmt.capitalize()} finds them: {', '.join(unidentified)}. Add the ids "
+                         "to the roster (export it from the LMS), or pass --allow-missing-ids "
+                         "to leave these rows for the LMS to skip")
+    report = Export(len(roster), {}, {}, {}, {}, {}, unidentified=unidentified)
     columns, grades = [], []
     for graded in assignments:
         clashes = {}
@@ -662,7 +744,9 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
         for i in clashes:  # one roster student, several submissions: none is exported
             cells[i] = Cell(None)
         settings = config.assignments.get(graded.name, {})
-        columns.append((settings.get(f"{fmt}_column") or graded.name, graded.max_score))
+        column = canvas_assignment if fmt == "canvas" and canvas_assignment else \
+            settings.get(f"{fmt}_column") or graded.name
+        columns.append((column, graded.max_score))
         grades.append(cells)
         report.without_roster[graded.name] = unmatched
         report.without_submission[graded.name] = [
@@ -673,12 +757,14 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
         report.undated[graded.name] = undated
         report.time_problems[graded.name] = problems
         report.time_sources[graded.name] = sources
+        report.lms_late[graded.name] = sorted(g for g, info in graded.times.items()
+                                              if info.get("lms_late") and g in graded.scores)
         report.conflicts[graded.name] = {
             roster[i].name or roster[i].email or roster[i].student_id: ids
             for i, ids in clashes.items()}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         if fmt == "canvas":
             w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
@@ -689,9 +775,115 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
                             csv_text(s.sis_login_id), csv_text(s.section),
                             *[_fmt(cells[i].score) for cells in grades]])
         else:
-            w.writerow(["Email address", "ID number", "Full name",
-                        *[csv_text(c) for c, _ in columns]])
+            fields = {"email": ("Email address", lambda s: s.email),
+                      "idnumber": ("ID number", lambda s: s.idnumber or s.student_id),
+                      "username": ("Username", lambda s: s.student_id)}
+            order = [moodle_identifier] + [k for k in ("email", "idnumber")
+                                           if k != moodle_identifier]
+            w.writerow([fields[k][0] for k in order] + ["Full name"]
+                       + [csv_text(c) for c, _ in columns])
             for i, s in enumerate(roster):
-                w.writerow([csv_text(s.email), csv_text(s.idnumber or s.student_id),
-                            csv_text(s.name), *[_fmt(cells[i].score) for cells in grades]])
+                w.writerow([csv_text(fields[k][1](s)) for k in order] + [csv_text(s.name)]
+                           + [_fmt(cells[i].score) for cells in grades])
     return report
+
+
+# ------------------------------------------------------------------ feedback files for the LMS
+
+
+@dataclasses.dataclass
+class FeedbackZip:
+    """What :func:`write_feedback_zip` wrote: ``{student: name in the zip}`` and the students
+    left out (no page, or not known to the LMS: no Canvas user or Moodle participant number)."""
+
+    files: dict[str, str]
+    left_out: dict[str, str]
+
+
+def _zip_name_part(text):
+    """A name as a part of a file name in the zip: no folder separators, no control codes."""
+    return re.sub(r"[/\\\x00-\x1f]", "_", clean_text(text, 120)).strip() or "student"
+
+
+def feedback_file_name(fmt: str, entry: Mapping[str, Any], assignment: str) -> str:
+    """The name of a student's feedback page in the zip an LMS takes for bulk feedback.
+
+    Canvas (Submissions → *Upload Submission Comments*, "re-upload submissions") reads the
+    first two all-digit parts of a file name, split at ``_``, as the user id and the id of a
+    file of that user's submission, as in its own download (``Assignment#
+    infer_comment_context_from_filename``; a name without an existing file id is ignored):
+    ``login_userid_attachmentid_feedback-NAME.html`` attaches the page to that submission as a
+    comment. Moodle (*Upload multiple feedback
+    files in a zip*) matches the participant number in the prefix of its download,
+    ``Full Name_12345_assignsubmission_file_/``, and keeps the rest as the file's name."""
+    page = f"feedback-{_zip_name_part(assignment)}.html"
+    if fmt == "canvas":
+        login = _zip_name_part(entry.get("name") or "student").replace("_", "")
+        if login.isdigit():  # Canvas would read it as the user id
+            login = f"s{login}"
+        return f"{login}_{entry['user_id']}_{entry['attachment_id']}_{page}"
+    if fmt == "moodle":
+        name = _zip_name_part(entry.get("name") or "student").replace("_", " ")
+        return f"{name}_{entry['user_id']}_assignsubmission_file_/{page}"
+    raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
+                       roster_path: Path | str | None = None) -> FeedbackZip:
+    """Write ``out``, a zip of every student's feedback page named for ``fmt``'s bulk upload
+    (:func:`feedback_file_name`).
+
+    Who a student is in the LMS comes from ``graded/intake.json`` (written when SUBMISSIONS was
+    the LMS's download), else from the roster (Moodle's ``Identifier``; Canvas needs the id of
+    the submitted file too, which only its download gives); a student known to neither is left
+    out and named.
+    """
+    import zipfile
+
+    from .roster import canvas_login
+
+    if fmt not in FORMATS:
+        raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    graded = Path(graded)
+    results = read_results(graded)
+    intake_path = graded / "intake.json"
+    known = {}
+    if intake_path.is_file():
+        data = json.loads(intake_path.read_text(encoding="utf-8"))
+        known = {s: e for s, e in data.get("students", {}).items() if e.get("lms") == fmt}
+    roster = read_roster(roster_path) if roster_path is not None else []
+    lookup = {}
+    for student in roster:
+        number = student.lms_id if fmt == "canvas" else student.participant
+        if number.strip():
+            entry = {"name": canvas_login(student.name) if fmt == "canvas" else student.name,
+                     "user_id": number.strip(), "attachment_id": ""}
+            for key in student.keys():
+                lookup.setdefault(key, entry)
+    files, left_out = {}, {}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as archive:
+        for student in sorted(results.results):
+            page = graded / "feedback" / f"{student}.html"
+            entry = known.get(student) or lookup.get(student.strip().lower())
+            if entry is None:
+                left_out[student] = (f"not known to {fmt} (no {fmt} download entry and no "
+                                     + ("ID" if fmt == "canvas" else "Identifier")
+                                     + " in the roster)")
+                continue
+            if "/" in student or not page.is_file():
+                left_out[student] = "no feedback page"
+                continue
+            if fmt == "canvas" and not entry.get("attachment_id"):
+                left_out[student] = ("Canvas attaches a comment only to a submitted file, whose "
+                                     "id is in its download: grade from Canvas's download")
+                continue
+            name = feedback_file_name(fmt, entry, results.name)
+            when = dt.datetime.fromtimestamp(page.stat().st_mtime)
+            info = zipfile.ZipInfo(name, date_time=(max(when.year, 1980), *when.timetuple()[1:6]))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, page.read_bytes())
+            files[student] = name
+    return FeedbackZip(files, left_out)
