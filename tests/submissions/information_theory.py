@@ -500,7 +500,8 @@ WRONG["js_divergence"] = [
      "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
      "    m = (p + q) / 2\n"
      "    with np.errstate(all='ignore'):\n"
-     "        return float((np.sum(p * np.log(p / m)) + np.sum(q * np.log(q / m))) / 2 / np.log(base))\n",
+     "        total = np.sum(p * np.log(p / m)) + np.sum(q * np.log(q / m))\n"
+     "        return float(total / 2 / np.log(base))\n",
      0),
 ]
 WRONG["entropy_rate"] = [

@@ -619,7 +619,8 @@ SHORTCUTS = {
         ("import numpy as np\n"
          "from scipy.stats import norm\n"
          "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
-         "    X = np.asarray(X, float); w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+         "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+         "    s = 2 * np.asarray(y, float) - 1\n"
          "    z = s * (X @ w + b)\n"
          "    g = -s * norm.pdf(z) / norm.cdf(z)\n"
          "    return X.T @ g + l2 * w, float(g.sum())\n", 2),

@@ -524,7 +524,8 @@ WRONG["weighted_ridge_fit"] = [
      "def weighted_ridge_fit(X, y, lam, weights):\n"
      "    X = np.asarray(X, float); y = np.asarray(y, float); s = np.asarray(weights, float)\n"
      "    Xc, yc = X - X.mean(0), y - y.mean()\n"
-     "    w = np.linalg.solve(Xc.T @ (s[:, None] * Xc) + lam * np.eye(X.shape[1]), Xc.T @ (s * yc))\n"
+     "    A = Xc.T @ (s[:, None] * Xc) + lam * np.eye(X.shape[1])\n"
+     "    w = np.linalg.solve(A, Xc.T @ (s * yc))\n"
      "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
     # The penalty scaled by the total weight (lam * sum(s)): right only when the weights sum to 1.
     ("import numpy as np\n"
