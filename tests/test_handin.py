@@ -169,7 +169,7 @@ def graded(tmp_path_factory):
 
 def test_broken_notebooks_cost_only_their_students(graded):
     """A notebook nested too deeply to read, and two folders that differ only in case, get zero
-    with a reason; the honest students next to them keep full marks (24, the sum of the mle
+    with a reason; the honest students next to them keep full marks (48, the sum of the mle
     test cells' points)."""
     _, out, assignment = graded
     grades, _ = sup.read_scores(out)

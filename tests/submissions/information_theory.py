@@ -5,7 +5,8 @@ the task's test cells the mistake fails). Points per task: a visible cell worth 
 cell worth 2; two_part_codelength has a third cell for the ValueError cases worth 1 (4 in all).
 The tasks beyond the chapter, js_divergence and entropy_rate, have a visible cell worth 2, an
 edge-case cell worth 2 and hidden tests worth 6 (10 each).
-SHORTCUTS: the answer of the nearest printed example, with its score (below full marks).
+SHORTCUTS: the answer of the nearest printed example, with its score (below full marks), as
+{label: (task, answer, score)}.
 HONEST: correct answers written differently from the reference; each must get full marks.
 Huffman answers are judged by expected length and Kraft's inequality, so honest variants may
 break ties differently from the reference.
@@ -579,28 +580,26 @@ HONEST["scipy_and_numpy_types"]["entropy_rate"] = (
     "    return pi @ (-np.sum(xlogy(P, P), axis=1)) / np.log(base)\n")
 
 SHORTCUTS = {
-    "js_divergence": [
-        # The nearest printed example: the KL divergence, symmetrised. Infinite for disjoint
-        # supports and another number elsewhere: 0 of 10.
-        ("import numpy as np\n"
-         "def js_divergence(p, q, base=2):\n"
-         "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
-         "    def kl(a, b):\n"
-         "        used = a > 0\n"
-         "        if np.any(b[used] == 0):\n"
-         "            return np.inf\n"
-         "        return np.sum(a[used] * np.log(a[used] / b[used]))\n"
-         "    return float((kl(p, q) + kl(q, p)) / 2 / np.log(base))\n", 0),
-    ],
-    "entropy_rate": [
-        # The nearest printed example: the entropy of the stationary distribution, H(pi), as if
-        # the symbols were independent. Right only when every row is pi: 0 of 10.
-        ("import numpy as np\n"
-         "def entropy_rate(P, base=2):\n"
-         "    P = np.asarray(P, float); K = len(P)\n"
-         "    A = P.T - np.eye(K); A[-1] = 1.0\n"
-         "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
-         "    pi = pi[pi > 0]\n"
-         "    return float(-np.sum(pi * np.log(pi)) / np.log(base))\n", 0),
-    ],
+    # The nearest printed example: the KL divergence, symmetrised. Infinite for disjoint
+    # supports and another number elsewhere: 0 of 10.
+    "js_symmetrised_kl": ("js_divergence",
+        "import numpy as np\n"
+        "def js_divergence(p, q, base=2):\n"
+        "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+        "    def kl(a, b):\n"
+        "        used = a > 0\n"
+        "        if np.any(b[used] == 0):\n"
+        "            return np.inf\n"
+        "        return np.sum(a[used] * np.log(a[used] / b[used]))\n"
+        "    return float((kl(p, q) + kl(q, p)) / 2 / np.log(base))\n", 0),
+    # The nearest printed example: the entropy of the stationary distribution, H(pi), as if
+    # the symbols were independent. Right only when every row is pi: 0 of 10.
+    "entropy_rate_of_pi": ("entropy_rate",
+        "import numpy as np\n"
+        "def entropy_rate(P, base=2):\n"
+        "    P = np.asarray(P, float); K = len(P)\n"
+        "    A = P.T - np.eye(K); A[-1] = 1.0\n"
+        "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
+        "    pi = pi[pi > 0]\n"
+        "    return float(-np.sum(pi * np.log(pi)) / np.log(base))\n", 0),
 }

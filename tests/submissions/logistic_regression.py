@@ -5,7 +5,8 @@ the task's test cells the mistake fails). Points per task: the worked example (v
 edge case (visible, 1) and the hidden tests (2), 4 in all; the two fits also have a cell that
 checks their first steps (1), 5 in all. The probit tasks (beyond the chapter): probit_nll 2 + 2 +
 4 = 8, probit_nll_grad 2 + 2 + 5 = 9, fit_probit_regression 2 + 2 (steps) + 5 = 9.
-SHORTCUTS: what a student might hand in instead of the prescribed method, with its score.
+SHORTCUTS: what a student might hand in instead of the prescribed method, with its score, as
+{label: (task, answer, score)}.
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -544,103 +545,99 @@ HONEST["loops"]["fit_probit_regression"] = (
     "    return theta[:-1], theta[-1]\n")
 
 SHORTCUTS = {
-    "sigmoid": [
-        # The naive formula: right to 1e-300, but it overflows for t < -709 and returns 0 where
-        # sigma(t) is a subnormal number. Visible 1; edge case and hidden tests 0: 1 of 4.
-        ("import numpy as np\n"
-         "def sigmoid(t):\n"
-         "    return 1 / (1 + np.exp(-np.asarray(t, dtype=float)))\n", 1),
-        # A library call: scipy.special.expit computes the same formula (no overflow warning,
-        # but 0 where sigma(t) is subnormal): 1 of 4.
-        ("from scipy.special import expit\n"
-         "def sigmoid(t):\n"
-         "    return expit(t)\n", 1),
-    ],
-    "fit_logistic_regression": [
-        # Another optimiser (L-BFGS through scipy.optimize.minimize): the minimiser (visible 1,
-        # hidden 2), not the steps (edge 0, steps 0): 3 of 5.
-        ("import numpy as np\n"
-         "from scipy.optimize import minimize\n"
-         "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
-         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
-         "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
-         "    def f(theta):\n"
-         "        a = Xt @ theta\n"
-         "        p = np.exp(-np.logaddexp(0, -a))\n"
-         "        loss = np.sum(np.logaddexp(0, a) - y * a) + 0.5 * l2 * np.sum(mask * theta**2)\n"
-         "        return loss, Xt.T @ (p - y) + l2 * mask * theta\n"
-         "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
-         "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
-         "    return res.x[:-1], res.x[-1]\n", 3),
-    ],
-    "fit_softmax_regression": [
-        # L-BFGS: the minimiser (visible 1, edge 1, hidden 2), not the steps: 4 of 5.
-        ("import numpy as np\n"
-         "from scipy.optimize import minimize\n"
-         "from scipy.special import logsumexp\n"
-         "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
-         "    X = np.asarray(X, float)\n"
-         "    classes, index = np.unique(y, return_inverse=True)\n"
-         "    N, D, C = X.shape[0], X.shape[1], len(classes)\n"
-         "    T = np.eye(C)[index.ravel()]\n"
-         "    def f(theta):\n"
-         "        W, b = theta[:D * C].reshape(D, C), theta[D * C:]\n"
-         "        A = X @ W + b\n"
-         "        lse = logsumexp(A, axis=1, keepdims=True)\n"
-         "        R = np.exp(A - lse) - T\n"
-         "        loss = np.sum(lse[:, 0] - np.sum(A * T, axis=1)) + 0.5 * l2 * np.sum(W * W)\n"
-         "        return loss, np.r_[(X.T @ R + l2 * W).ravel(), R.sum(axis=0)]\n"
-         "    res = minimize(f, np.zeros(D * C + C), jac=True, method='L-BFGS-B',\n"
-         "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
-         "    W, b = res.x[:D * C].reshape(D, C), res.x[D * C:]\n"
-         "    return classes, W, b - b.mean()\n", 4),
-    ],
-    "probit_nll": [
-        # The naive log Phi: np.log(norm.cdf(z)) is -inf below z = -38. Visible 2, the edge case
-        # and the hidden tests (scores in the hundreds) 0: 2 of 8.
-        ("import numpy as np\n"
-         "from scipy.stats import norm\n"
-         "def probit_nll(w, b, X, y, l2=0.0):\n"
-         "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
-         "    y = np.asarray(y, float)\n"
-         "    p = norm.cdf(a)\n"
-         "    return float(-np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.5 * l2 * w @ w)\n",
-         2),
-        # The nearest printed example: the logistic log loss.
-        ("import numpy as np\n"
-         "def probit_nll(w, b, X, y, l2=0.0):\n"
-         "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
-         "    z = np.where(np.asarray(y) == 1, a, -a)\n"
-         "    return float(np.sum(np.logaddexp(0, -z)) + 0.5 * l2 * w @ w)\n", 0),
-    ],
-    "probit_nll_grad": [
-        # The naive ratio pdf / cdf: 0 / 0 = nan for badly misclassified points. Visible 2,
-        # edge case and hidden tests 0: 2 of 9.
-        ("import numpy as np\n"
-         "from scipy.stats import norm\n"
-         "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
-         "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
-         "    s = 2 * np.asarray(y, float) - 1\n"
-         "    z = s * (X @ w + b)\n"
-         "    g = -s * norm.pdf(z) / norm.cdf(z)\n"
-         "    return X.T @ g + l2 * w, float(g.sum())\n", 2),
-    ],
-    "fit_probit_regression": [
-        # Another optimiser (L-BFGS): the minimiser (hidden 5), not the steps (the visible cell
-        # checks one step first, and the steps cell): 5 of 9.
-        ("import numpy as np\n"
-         "from scipy.optimize import minimize\n"
-         "from scipy.special import log_ndtr\n"
-         "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
-         "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
-         "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
-         "    def f(theta):\n"
-         "        z = s * (Xt @ theta)\n"
-         "        g = -s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
-         "        loss = -np.sum(log_ndtr(z)) + 0.5 * l2 * np.sum(mask * theta**2)\n"
-         "        return loss, Xt.T @ g + l2 * mask * theta\n"
-         "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
-         "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
-         "    return res.x[:-1], res.x[-1]\n", 5),
-    ],
+    # The naive formula: right to 1e-300, but it overflows for t < -709 and returns 0 where
+    # sigma(t) is a subnormal number. Visible 1; edge case and hidden tests 0: 1 of 4.
+    "sigmoid_naive_formula": ("sigmoid",
+        "import numpy as np\n"
+        "def sigmoid(t):\n"
+        "    return 1 / (1 + np.exp(-np.asarray(t, dtype=float)))\n", 1),
+    # A library call: scipy.special.expit computes the same formula (no overflow warning,
+    # but 0 where sigma(t) is subnormal): 1 of 4.
+    "sigmoid_scipy_expit": ("sigmoid",
+        "from scipy.special import expit\n"
+        "def sigmoid(t):\n"
+        "    return expit(t)\n", 1),
+    # Another optimiser (L-BFGS through scipy.optimize.minimize): the minimiser (visible 1,
+    # hidden 2), not the steps (edge 0, steps 0): 3 of 5.
+    "fit_logistic_lbfgs": ("fit_logistic_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
+        "    def f(theta):\n"
+        "        a = Xt @ theta\n"
+        "        p = np.exp(-np.logaddexp(0, -a))\n"
+        "        loss = np.sum(np.logaddexp(0, a) - y * a) + 0.5 * l2 * np.sum(mask * theta**2)\n"
+        "        return loss, Xt.T @ (p - y) + l2 * mask * theta\n"
+        "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    return res.x[:-1], res.x[-1]\n", 3),
+    # L-BFGS: the minimiser (visible 1, edge 1, hidden 2), not the steps: 4 of 5.
+    "fit_softmax_lbfgs": ("fit_softmax_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "from scipy.special import logsumexp\n"
+        "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float)\n"
+        "    classes, index = np.unique(y, return_inverse=True)\n"
+        "    N, D, C = X.shape[0], X.shape[1], len(classes)\n"
+        "    T = np.eye(C)[index.ravel()]\n"
+        "    def f(theta):\n"
+        "        W, b = theta[:D * C].reshape(D, C), theta[D * C:]\n"
+        "        A = X @ W + b\n"
+        "        lse = logsumexp(A, axis=1, keepdims=True)\n"
+        "        R = np.exp(A - lse) - T\n"
+        "        loss = np.sum(lse[:, 0] - np.sum(A * T, axis=1)) + 0.5 * l2 * np.sum(W * W)\n"
+        "        return loss, np.r_[(X.T @ R + l2 * W).ravel(), R.sum(axis=0)]\n"
+        "    res = minimize(f, np.zeros(D * C + C), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    W, b = res.x[:D * C].reshape(D, C), res.x[D * C:]\n"
+        "    return classes, W, b - b.mean()\n", 4),
+    # The naive log Phi: np.log(norm.cdf(z)) is -inf below z = -38. Visible 2, the edge case
+    # and the hidden tests (scores in the hundreds) 0: 2 of 8.
+    "probit_nll_naive_log_cdf": ("probit_nll",
+        "import numpy as np\n"
+        "from scipy.stats import norm\n"
+        "def probit_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+        "    y = np.asarray(y, float)\n"
+        "    p = norm.cdf(a)\n"
+        "    return float(-np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.5 * l2 * w @ w)\n",
+        2),
+    # The nearest printed example: the logistic log loss.
+    "probit_nll_logistic_loss": ("probit_nll",
+        "import numpy as np\n"
+        "def probit_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+        "    z = np.where(np.asarray(y) == 1, a, -a)\n"
+        "    return float(np.sum(np.logaddexp(0, -z)) + 0.5 * l2 * w @ w)\n", 0),
+    # The naive ratio pdf / cdf: 0 / 0 = nan for badly misclassified points. Visible 2,
+    # edge case and hidden tests 0: 2 of 9.
+    "probit_nll_grad_naive_ratio": ("probit_nll_grad",
+        "import numpy as np\n"
+        "from scipy.stats import norm\n"
+        "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+        "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+        "    s = 2 * np.asarray(y, float) - 1\n"
+        "    z = s * (X @ w + b)\n"
+        "    g = -s * norm.pdf(z) / norm.cdf(z)\n"
+        "    return X.T @ g + l2 * w, float(g.sum())\n", 2),
+    # Another optimiser (L-BFGS): the minimiser (hidden 5), not the steps (the visible cell
+    # checks one step first, and the steps cell): 5 of 9.
+    "fit_probit_lbfgs": ("fit_probit_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "from scipy.special import log_ndtr\n"
+        "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
+        "    def f(theta):\n"
+        "        z = s * (Xt @ theta)\n"
+        "        g = -s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+        "        loss = -np.sum(log_ndtr(z)) + 0.5 * l2 * np.sum(mask * theta**2)\n"
+        "        return loss, Xt.T @ g + l2 * mask * theta\n"
+        "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    return res.x[:-1], res.x[-1]\n", 5),
 }

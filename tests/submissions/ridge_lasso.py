@@ -9,7 +9,8 @@ tests do. The tasks beyond the chapter: weighted_ridge_fit 2 + 2 + 4 = 8, nonneg
 2 + 2 (sweeps) + 5 = 9.
 HONEST: correct answers written differently from the reference; each must get full marks.
 SHORTCUTS: another algorithm for the same minimiser, a path without warm starts, the answer of
-the nearest printed example, each with its score (below full marks).
+the nearest printed example, each with its score (below full marks), as
+{label: (task, answer, score)}.
 """
 
 MODULE = "regularization"
@@ -638,74 +639,71 @@ HONEST["scipy_and_lists"]["nonneg_lasso_fit"] = (
 # What a student might hand in instead of the prescribed method, with the score each must get
 # (below full marks: the tests of the method catch it).
 SHORTCUTS = {
-    "lasso_fit": [
-        # Another optimiser: proximal gradient (ISTA) to convergence. The minimiser is right
-        # (visible 1, hidden 2), the sweeps are not (sweeps cell 0): 3 of 4.
-        ("import numpy as np\n"
-         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
-         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
-         "    N, D = X.shape\n"
-         "    Xc = X - X.mean(0); yc = y - y.mean()\n"
-         "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
-         "    w = np.zeros(D)\n"
-         "    for _ in range(200000):\n"
-         "        z = w - step * Xc.T @ (Xc @ w - yc) / N\n"
-         "        new = np.sign(z) * np.maximum(np.abs(z) - step * lam, 0.0)\n"
-         "        if np.max(np.abs(new - w)) <= 1e-13:\n"
-         "            w = new\n"
-         "            break\n"
-         "        w = new\n"
-         "    return w, float(y.mean() - X.mean(0) @ w)\n", 3),
-    ],
-    "lasso_path": [
-        # No warm starts: every penalty from zero, in the order given (the same optima):
-        # visible 1 and hidden 2, but not the iterates of the warm-start cell: 3 of 4.
-        ("import numpy as np\n"
-         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
-         "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
-         "    N, D = X.shape\n"
-         "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
-         "    def fit(lam):\n"
-         "        w = np.zeros(D)\n"
-         "        for sweep in range(max_iter):\n"
-         "            old = w.copy()\n"
-         "            for d in range(D):\n"
-         "                a = Xc[:, d] @ Xc[:, d] / N\n"
-         "                rho = Xc[:, d] @ (yc - Xc @ w) / N + a * w[d]\n"
-         "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0) / a\n"
-         "            if np.max(np.abs(w - old)) <= tol:\n"
-         "                return w\n"
-         "        return w\n"
-         "    return np.array([fit(lam) for lam in lams])\n", 3),
-    ],
-    "weighted_ridge_fit": [
-        # The nearest printed example: the chapter's ridge, weights ignored.
-        ("import numpy as np\n"
-         "def weighted_ridge_fit(X, y, lam, weights):\n"
-         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
-         "    Xc, yc = X - X.mean(0), y - y.mean()\n"
-         "    w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)\n"
-         "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
-    ],
-    "nonneg_lasso_fit": [
-        # The nearest printed example: the chapter's LASSO by coordinate descent (negative
-        # weights where the data ask for them): 0 of 9.
-        (_NONNEG_LOOP.replace("{update}", "np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]"), 0),
-        # Another optimiser: projected gradient to convergence. The minimiser is right (visible 2,
-        # hidden 5), the sweeps are not: 7 of 9.
-        ("import numpy as np\n"
-         "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
-         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
-         "    N, D = X.shape\n"
-         "    Xc = X - X.mean(0); yc = y - y.mean()\n"
-         "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
-         "    w = np.zeros(D)\n"
-         "    for _ in range(200000):\n"
-         "        new = np.maximum(w - step * (Xc.T @ (Xc @ w - yc) / N + lam), 0.0)\n"
-         "        if np.max(np.abs(new - w)) <= 1e-13:\n"
-         "            w = new\n"
-         "            break\n"
-         "        w = new\n"
-         "    return w, float(y.mean() - X.mean(0) @ w)\n", 7),
-    ],
+    # Another optimiser: proximal gradient (ISTA) to convergence. The minimiser is right
+    # (visible 1, hidden 2), the sweeps are not (sweeps cell 0): 3 of 4.
+    "lasso_fit_ista": ("lasso_fit",
+        "import numpy as np\n"
+        "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(0); yc = y - y.mean()\n"
+        "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
+        "    w = np.zeros(D)\n"
+        "    for _ in range(200000):\n"
+        "        z = w - step * Xc.T @ (Xc @ w - yc) / N\n"
+        "        new = np.sign(z) * np.maximum(np.abs(z) - step * lam, 0.0)\n"
+        "        if np.max(np.abs(new - w)) <= 1e-13:\n"
+        "            w = new\n"
+        "            break\n"
+        "        w = new\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 3),
+    # No warm starts: every penalty from zero, in the order given (the same optima):
+    # visible 1 and hidden 2, but not the iterates of the warm-start cell: 3 of 4.
+    "lasso_path_cold_starts": ("lasso_path",
+        "import numpy as np\n"
+        "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
+        "    def fit(lam):\n"
+        "        w = np.zeros(D)\n"
+        "        for sweep in range(max_iter):\n"
+        "            old = w.copy()\n"
+        "            for d in range(D):\n"
+        "                a = Xc[:, d] @ Xc[:, d] / N\n"
+        "                rho = Xc[:, d] @ (yc - Xc @ w) / N + a * w[d]\n"
+        "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0) / a\n"
+        "            if np.max(np.abs(w - old)) <= tol:\n"
+        "                return w\n"
+        "        return w\n"
+        "    return np.array([fit(lam) for lam in lams])\n", 3),
+    # The nearest printed example: the chapter's ridge, weights ignored.
+    "weighted_ridge_unweighted": ("weighted_ridge_fit",
+        "import numpy as np\n"
+        "def weighted_ridge_fit(X, y, lam, weights):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+        "    w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+    # The nearest printed example: the chapter's LASSO by coordinate descent (negative
+    # weights where the data ask for them): 0 of 9.
+    "nonneg_lasso_plain_lasso": ("nonneg_lasso_fit",
+        _NONNEG_LOOP.replace("{update}", "np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]"), 0),
+    # Another optimiser: projected gradient to convergence. The minimiser is right (visible 2,
+    # hidden 5), the sweeps are not: 7 of 9.
+    "nonneg_lasso_projected_gradient": ("nonneg_lasso_fit",
+        "import numpy as np\n"
+        "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(0); yc = y - y.mean()\n"
+        "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
+        "    w = np.zeros(D)\n"
+        "    for _ in range(200000):\n"
+        "        new = np.maximum(w - step * (Xc.T @ (Xc @ w - yc) / N + lam), 0.0)\n"
+        "        if np.max(np.abs(new - w)) <= 1e-13:\n"
+        "            w = new\n"
+        "            break\n"
+        "        w = new\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 7),
 }
