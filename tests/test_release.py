@@ -60,7 +60,8 @@ def test_header_is_built_from_the_source_notebook():
 
 
 #: Assignments whose hidden tests compare with an instructor-only reference.
-INSTRUCTOR_REFERENCES = ("mle", "bayes", "naive_bayes", "gda")
+INSTRUCTOR_REFERENCES = ("mle", "bayes", "naive_bayes", "gda", "logistic_regression",
+                         "information_theory", "ridge_lasso")
 
 
 def test_instructor_references_are_never_released(tmp_path):
@@ -74,6 +75,7 @@ def test_instructor_references_are_never_released(tmp_path):
         assert (sup.ROOT / "solutions" / name / "instructor_reference.py").is_file(), name
         assert not (sup.ROOT / "exercises" / name / "instructor_reference.py").exists(), name
         assert "instructor_reference" not in json.dumps(sup.release_notebook(name)), name
+    assert not list((sup.ROOT / "mlcourse_utils").rglob("instructor_reference*"))  # nor the package
     shutil.copytree(sup.ROOT / "solutions" / "mle", tmp_path / "solutions" / "mle")
     shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
     release(["mle"], root=tmp_path, check=False, quiet=True)
