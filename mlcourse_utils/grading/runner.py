@@ -266,6 +266,7 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
     prefixes = []
     pending = set()
     patched_classes = set()
+    stand_ins = set()  # ids of the stand-ins made by patch_method (kept alive by their class)
 
     def clean(text):
         return "".join(c for c in str(text)[:200] if c.isalnum() or c in "._- ")
@@ -341,18 +342,34 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
                 continue  # (defined elsewhere: a helper the module imported)
             label = public(f"{origin}.{attr}")
             if isinstance(value, type):
-                init = getattr(value, "__init__", None)
-                if id(value) not in patched_classes and isinstance(init, types.FunctionType):
-                    patched_classes.add(id(value))
-                    originals.append(init)  # one stand-in per class, named after it
-                    labels.append(label)
-                    try:
-                        value.__init__ = stand_in(len(originals) - 1, init)
-                    except (AttributeError, TypeError):
-                        pass
+                patch_class(value, label)
             elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
                     type(value).__name__ == "ufunc":
                 replace_everywhere(value, register(value, label))
+
+    def patch_class(cls, label):
+        init = getattr(cls, "__init__", None)
+        if id(cls) not in patched_classes and isinstance(init, types.FunctionType):
+            patched_classes.add(id(cls))
+            originals.append(init)  # one stand-in per class, named after it
+            labels.append(label)
+            try:
+                cls.__init__ = stand_in(len(originals) - 1, init)
+            except (AttributeError, TypeError):
+                pass
+
+    def patch_method(owner, attr, label):
+        cls = owner if isinstance(owner, type) else type(owner)
+        function = None if attr.startswith("_") else getattr(cls, attr, None)
+        if isinstance(function, types.FunctionType) and id(function) not in stand_ins:
+            originals.append(function)  # one stand-in per class and method, named after them
+            labels.append(label)
+            wrapper = stand_in(len(originals) - 1, function)
+            stand_ins.add(id(wrapper))
+            try:
+                setattr(cls, attr, wrapper)
+            except (AttributeError, TypeError):
+                pass
 
     def under_prefix(name):
         return any(name == p or name.startswith(p + ".") for p in prefixes)
@@ -490,13 +507,18 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
             patch_module(target)
         elif target is None or not callable(target):
             continue
+        elif isinstance(target, type):
+            patch_class(target, entry)
+        elif not isinstance(target, (types.FunctionType, types.BuiltinFunctionType,
+                                     types.MethodType)) and type(target).__name__ != "ufunc":
+            # An object such as scipy.stats.norm: each public method, on its class (frozen
+            # distributions make new objects of that class).
+            for attr in dir(target):
+                patch_method(target, attr, f"{entry}.{attr}")
         elif isinstance(parent, types.ModuleType):
             replace_everywhere(target, register(target, entry))
         else:
-            try:
-                setattr(parent, rest[-1], register(target, entry))
-            except (AttributeError, TypeError):
-                pass
+            patch_method(parent, rest[-1], entry)
     sys.meta_path.insert(0, finder)
     return len(originals), sorted(prefixes)
 
