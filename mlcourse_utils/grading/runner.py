@@ -481,6 +481,7 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
             pass
 
     getframe, hook_code = sys._getframe, hook.__code__
+    sys.meta_path.insert(0, finder)
     sys.addaudithook(hook)  # first: a stand-in may be called while the others are set up
     for entry in entries:
         parts = entry.split(".")
@@ -519,7 +520,6 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
             replace_everywhere(target, register(target, entry))
         else:
             patch_method(parent, rest[-1], entry)
-    sys.meta_path.insert(0, finder)
     return len(originals), sorted(prefixes)
 
 
