@@ -301,8 +301,8 @@ class _StudentFunction:
 
 def forbidden_reason(names: list[str]) -> str:
     """The reason a task earns nothing for a forbidden call (``names``: what it called)."""
-    return (f"uses {', '.join(names)}, which this task forbids (see the notebook's first cell): "
-            "the task earns nothing")
+    return (f"uses {', '.join(names)}, a forbidden call in this task (see the notebook's first "
+            "cell): the task earns nothing")
 
 
 def _forbid(result, forbidden, found, session):
