@@ -43,20 +43,19 @@ _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]{1,200})", re.MULT
 _MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
 
 #: Names whose use could disable the grader's watch on forbidden calls (``runner.py``): function
-#: internals, frames, the garbage collector's object lists, low-level descriptors of the protocol,
-#: re-imports, import hooks, tracing and C access. No answer of this course needs any of them;
-#: where an assignment forbids calls, a cell that uses one costs every task with forbidden calls.
+#: internals, frames, the garbage collector's object lists, re-imports, import hooks and tracing.
+#: No answer of this course needs any of them; where an assignment forbids calls, a cell that uses
+#: one costs every task with forbidden calls. (The reply pipe's descriptors are guarded by the
+#: sandbox's seccomp filter instead, so ``os.write`` or ``os.dup2`` cost nothing here.)
 MONITOR_ATTRIBUTES = frozenset({
     "__closure__", "cell_contents", "__wrapped__", "__code__", "__globals__", "__defaults__",
     "__kwdefaults__", "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
     "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache"})
 MONITOR_NAMES = ("gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._getframe",
                  "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.monitoring",
-                 "sys.addaudithook", "inspect.currentframe", "inspect.stack", "inspect.trace",
-                 "inspect.unwrap", "inspect.getclosurevars", "ctypes", "_ctypes", "_imp",
-                 "importlib.reload", "importlib.util", "importlib.machinery", "imp",
-                 "os.dup", "os.dup2", "os.close", "os.closerange", "os.fdopen", "os.write",
-                 "os.pipe", "os.open", "threading.settrace", "threading.setprofile",
+                 "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.unwrap",
+                 "inspect.getclosurevars", "_imp", "importlib.reload", "importlib.util",
+                 "importlib.machinery", "imp", "threading.settrace", "threading.setprofile",
                  "sys.modules.pop", "sys.modules.clear", "sys.modules.update",
                  "sys.modules.popitem", "sys.modules.__delitem__", "sys.modules.__setitem__")
 
