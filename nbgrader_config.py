@@ -11,3 +11,7 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 c.CourseDirectory.course_id = "probabilistic-ml"
 # Student versions of notebooks carry no outputs, so regeneration is deterministic.
 c.ClearOutput.enabled = True
+# Instructor-only references that hidden tests compare with (solutions/NAME/instructor_reference.py)
+# are never copied into the student release.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
+                            "instructor_reference.py"]

@@ -34,6 +34,7 @@ __all__ = [
     "as_probability_vector",
     "as_float",
     "check_same_length",
+    "count_binary",
     "row_blocks",
 ]
 
@@ -55,15 +56,18 @@ BLOCK_ENTRIES = 2**16
 BLOCK_MIN_ROWS = 1024
 
 
-def row_blocks(shape: tuple[int, ...]) -> list[slice]:
+def row_blocks(shape: tuple[int, ...], min_rows: int = BLOCK_MIN_ROWS) -> list[slice]:
     """Slices of consecutive rows of an array of this (N, D) shape, about 2^16 entries each.
 
     A computation that would make several temporary arrays as large as X (centre, square,
     multiply, compare) runs block by block instead: each block's temporaries stay in the
     processor's cache, X is read from memory once, and no temporary as large as X is made.
-    Blocks have at least 1024 rows (wide arrays get blocks larger than the cache).
+    Blocks have at least ``min_rows`` rows, by default 1024 (wide arrays then get blocks
+    larger than the cache): enough for a block's D x D product Z^T Z to be efficient. Sums
+    whose result is small (C x D class sums, an N x C product with a few columns) take
+    ``min_rows=1`` and stay in the cache on wide arrays too.
     """
-    step = max(BLOCK_MIN_ROWS, BLOCK_ENTRIES // max(int(np.prod(shape[1:])), 1))
+    step = max(min_rows, BLOCK_ENTRIES // max(int(np.prod(shape[1:])), 1))
     return [slice(start, start + step) for start in range(0, shape[0], step)]
 
 
@@ -149,12 +153,23 @@ def as_binary_array(
     # the block is in cache; the slower checks below only build the message.
     flat = arr.reshape(-1)
     blocks = (flat[start:start + BLOCK_ENTRIES] for start in range(0, flat.size, BLOCK_ENTRIES))
-    if sum(np.count_nonzero(b == 0) + np.count_nonzero(b == 1) for b in blocks) != flat.size:
+    if sum(count_binary(b) for b in blocks) != flat.size:
         if not all_finite(arr):
             raise ValueError(f"{name} contains NaN or inf; remove or impute those entries")
         bad = arr[(arr != 0) & (arr != 1)].ravel()[0]
         raise ValueError(f"{name} must be binary (0/1), found the value {float(bad)!r}")
     return arr
+
+
+def count_binary(block: NDArray[Any]) -> int:
+    """How many entries of an array are exactly 0 or 1 (all of them when it is binary).
+
+    Two comparisons and two counts; NaN and inf count as neither. On a block in the cache
+    this costs far less than reading the block from memory, so a function that reads X block
+    by block anyway (a product, a sum) checks that X is binary on the way: see
+    :func:`as_binary_array` for the message when it is not.
+    """
+    return int(np.count_nonzero(block == 0) + np.count_nonzero(block == 1))
 
 
 def as_labels(
@@ -256,15 +271,19 @@ def check_same_length(
 
 
 def check_X_y(
-    X: ArrayLike, y: ArrayLike, *, binary: bool = False
+    X: ArrayLike, y: ArrayLike, *, binary: bool = False, check_entries: bool = True
 ) -> tuple[FloatArray, NDArray[Any], NDArray[np.intp]]:
     """The training data of a classifier: ``(X, classes, index)``.
 
     ``X`` becomes a float64 (N, D) array with N >= 1 and D >= 1 (all 0/1 when ``binary``),
     ``y`` a 1-D array of N labels; ``classes = np.unique(y)`` and ``index[i]`` is the position
     of ``y[i]`` in ``classes``, so that every per-class array can be in ``classes`` order.
+    With ``check_entries=False`` the entries of X are not read here (no finiteness or binary
+    check): the caller checks them itself during its own pass over X, which saves a pass.
     """
-    if binary:
+    if not check_entries:
+        X = as_2d_float_array(X, "X", min_rows=1, allow_nonfinite=True)
+    elif binary:
         X = as_binary_array(X, "X", ndim=2, min_size=1)
     else:
         X = as_2d_float_array(X, "X", min_rows=1)

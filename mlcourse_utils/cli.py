@@ -109,8 +109,17 @@ def _release(release, args):
 def _grade_options(p):
     p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
     p.add_argument("submissions", metavar="SUBMISSIONS",
-                   help="folder with one subfolder per student holding the notebook")
-    p.add_argument("--out", required=True, metavar="DIR", help="where grades and feedback go")
+                   help="a folder with one subfolder per student holding the notebook, or the "
+                        "bulk download of Canvas or Moodle (the folder or its zip)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="where grades and feedback go (not inside SUBMISSIONS)")
+    p.add_argument("--roster", default=None, metavar="ROSTER.csv",
+                   help="the class list (Canvas's gradebook export, Moodle's grading worksheet "
+                        "or student_id,name,email,...): maps the LMS's names and ids in a "
+                        "download to student ids")
+    p.add_argument("--force", action="store_true",
+                   help="grade again into a folder holding filled manual-grading CSVs or "
+                        "imported points (they are moved to DIR/kept/, not deleted)")
     p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per cell and per test (default 60)")
@@ -141,7 +150,8 @@ def _grade(batch, args):
                                             timeout=args.timeout, memory_mb=args.memory,
                                             student_timeout=args.student_timeout, shard=shard,
                                             secret=secret,
-                                            require_isolation=args.require_isolation)
+                                            require_isolation=args.require_isolation,
+                                            roster=args.roster, force=args.force)
     print(f"graded {len(results)} submissions of {args.name} (max {assignment.max_score:g} "
           f"autograded points); wrote {args.out}/grades.csv, task_scores.csv and feedback/"
           + (", and manual/ for the manually graded cells" if assignment.manual else ""))
@@ -151,10 +161,13 @@ def _grade(batch, args):
 def _grade_merge_options(p):
     p.add_argument("outs", nargs="+", metavar="OUT", help="the shards' output folders")
     p.add_argument("--out", required=True, metavar="DIR", help="where the joined results go")
+    p.add_argument("--force", action="store_true",
+                   help="merge into a folder holding filled manual-grading CSVs or imported "
+                        "points (they are moved to DIR/kept/, not deleted)")
 
 
 def _grade_merge(batch, args):
-    assignment, results = batch.merge_outputs(args.outs, args.out)
+    assignment, results = batch.merge_outputs(args.outs, args.out, force=args.force)
     print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
           f"into {args.out}")
     return EXIT_OK
@@ -197,9 +210,54 @@ def _grade_import_options(p):
 
 
 def _grade_import(manual, args):
+    from .grading.report import regenerate_feedback
+
     counts = manual.import_points(args.graded, args.csvs)
     done = ", ".join(f"{gid}: {n}" for gid, n in sorted(counts.items())) or "no filled rows"
     print(f"imported manual points into {args.graded}/gradebook.db ({done})")
+    _print_regenerated(args.graded, regenerate_feedback(args.graded))
+    return EXIT_OK
+
+
+def _print_regenerated(graded, done):
+    print(f"wrote {len(done.pages)} feedback pages with the points graded by hand into "
+          f"{os.path.join(graded, 'feedback')}{os.sep} ({done.graded_by_hand} complete"
+          + (f"; answers still to grade by hand: {', '.join(done.pending)}" if done.pending
+             else "") + ")")
+    if done.foreign:
+        print(f"  note: feedback/ also holds {', '.join(done.foreign)}, not written by mlcourse "
+              "(nbgrader's generate_feedback writes to nbgrader_feedback/ in a graded folder)")
+
+
+def _feedback_options(p):
+    p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
+    p.add_argument("--lms", choices=["canvas", "moodle"], default=None,
+                   help="also write a zip of every student's page, named for this LMS's bulk "
+                        "upload of feedback (needs --out)")
+    p.add_argument("--out", default=None, metavar="FILE.zip", help="the zip to write")
+    p.add_argument("--roster", default=None, metavar="ROSTER.csv",
+                   help="who the students are in the LMS (Canvas's ID, Moodle's Identifier), "
+                        "for students not graded from the LMS's download")
+
+
+def _feedback(report, args):
+    if (args.lms is None) != (args.out is None):
+        raise UsageError("--lms and --out go together (the zip of feedback files for the LMS)")
+    if args.out is not None and not args.out.lower().endswith(".zip"):
+        raise UsageError("--out names the zip to write: FILE.zip")
+    _print_regenerated(args.graded, report.regenerate_feedback(args.graded))
+    if args.lms is not None:
+        from .grading.lms import write_feedback_zip
+
+        done = write_feedback_zip(args.graded, args.lms, args.out, args.roster)
+        upload = ("Canvas: the assignment's Submissions page, Upload Submission Comments "
+                  "(each page becomes a comment on that student's submission)"
+                  if args.lms == "canvas" else
+                  "Moodle: View all submissions, Grading action 'Upload multiple feedback "
+                  "files in a zip'")
+        print(f"wrote {args.out}: {len(done.files)} feedback files for {upload}")
+        for student, why in sorted(done.left_out.items()):
+            print(f"  not in the zip: {student}: {why}")
     return EXIT_OK
 
 
@@ -220,6 +278,16 @@ def _export_options(p):
     p.add_argument("--times", default=None, metavar="TIMES.csv",
                    help="the trusted submission times (student_id,submitted_at[,assignment]) "
                         "from the LMS or exchange, for the late penalty")
+    p.add_argument("--canvas-assignment", default=None, metavar="'TITLE (ID)'",
+                   help="the assignment's column as Canvas names it, e.g. 'Maximum likelihood "
+                        "(1234)' (or canvas_column in DUE.toml): without the id, Canvas would "
+                        "make a new column")
+    p.add_argument("--moodle-identifier", choices=["email", "idnumber", "username"],
+                   default="email",
+                   help="the column Moodle's CSV import maps students by, first in the file "
+                        "(default: email)")
+    p.add_argument("--allow-missing-ids", action="store_true",
+                   help="write roster students the LMS cannot find (no id) instead of stopping")
     p.add_argument("--times-from-submission", action="store_true",
                    help="also use the time found inside a submission (timestamp.txt or the "
                         "file's time), which the student controls, where TIMES.csv has none")
@@ -228,8 +296,21 @@ def _export_options(p):
 def _export(lms, args):
     report = lms.export(args.graded, args.format, args.roster, args.out,
                         config_path=args.config, missing=args.missing, times_path=args.times,
-                        times_from_submission=args.times_from_submission)
+                        times_from_submission=args.times_from_submission,
+                        canvas_assignment=args.canvas_assignment,
+                        moodle_identifier=args.moodle_identifier,
+                        allow_missing_ids=args.allow_missing_ids)
     print(f"wrote {args.out} ({args.format}): {report.rows} students of the roster")
+    if args.format == "canvas":
+        print("  import: Canvas, Grades, Import; students are found by ID, SIS User ID or SIS "
+              "Login ID, the column by the assignment id in its header")
+    else:
+        print(f"  import: Moodle, Grades, Import, CSV file; map from "
+              f"'{lms.MOODLE_IDENTIFIERS[args.moodle_identifier]}' to the same user field, "
+              "and each assignment's column to its grade item")
+    if report.unidentified:
+        print(f"  {len(report.unidentified)} students without an id the LMS finds them by "
+              f"(--allow-missing-ids): {', '.join(report.unidentified)}")
     for name in report.without_roster:
         lists = [("submissions without a roster entry (not exported)", report.without_roster),
                  ("students of the roster without a submission", report.without_submission),
@@ -238,6 +319,9 @@ def _export(lms, args):
         for label, table in lists:
             if table[name]:
                 print(f"  {name}: {len(table[name])} {label}: {', '.join(table[name])}")
+        if report.lms_late.get(name):
+            print(f"  {name}: marked late in the LMS's download: {', '.join(report.lms_late[name])}"
+                  " (the penalty needs their times: --times, or a zip download that has them)")
         sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
         print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
         for student, problem in sorted(report.time_problems[name].items()):
@@ -247,6 +331,10 @@ def _export(lms, args):
         for student, cell in sorted(report.late[name].items()):
             print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
                   f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
+        if name in report.feedback_problems:
+            print(f"  {name}: warning: the feedback pages were not written again (late "
+                  f"penalties not shown there): {report.feedback_problems[name]}; run "
+                  "`mlcourse feedback` on the folder in the course folder", file=sys.stderr)
     return EXIT_OK
 
 
@@ -362,6 +450,12 @@ COMMANDS: dict[str, Command] = {
                             "mlcourse grade-import graded graded/manual/derivation_bernoulli_mle"
                             ".csv", extra=("grading", "nbgrader"),
                             error_prefix="nothing was imported:\n"),
+    "feedback": Command("write every student's feedback page again with the points and "
+                        "comments graded by hand, and a zip of them for the LMS's bulk upload",
+                        "mlcourse_utils.grading.report", _feedback, _feedback_options,
+                        "mlcourse feedback graded\n"
+                        "mlcourse feedback graded --lms canvas --out canvas-feedback.zip",
+                        extra=("grading", "nbgrader")),
     "export": Command("grades for Canvas or Moodle, with late penalties",
                       "mlcourse_utils.grading.lms", _export, _export_options,
                       "mlcourse export graded/mle graded/bayes --format canvas --roster "
@@ -425,7 +519,8 @@ def _not_installed(name: str, command: Command) -> str | None:
     if command.extra is not None and importlib.util.find_spec(command.extra[1]) is None:
         extra = command.extra[0]
         return (f"mlcourse {name} needs the course's {extra} tools, which are not installed: "
-                f"pip install 'mlcourse_utils[{extra}]' (or run `make`, which installs everything)")
+                f"in the course repository, pip install '.[{extra}]' (the package is not on "
+                "PyPI; or run `make` there, which installs everything)")
     return None
 
 

@@ -30,6 +30,7 @@ from ._validation import (
     as_float,
     as_float_array,
     check_X_y,
+    count_binary,
     one_hot,
     row_blocks,
 )
@@ -78,11 +79,59 @@ def _check_theta(theta, n_classes, name="theta"):
     return th
 
 
-def _fit_counts(X, y, binary):
-    """Validated ``(X, classes, index, N_c)`` shared by the fitting functions."""
-    X, classes, index = check_X_y(X, y, binary=binary)
+def _fit_counts(X, y, binary=False, check_entries=True):
+    """Validated ``(X, classes, index, N_c)`` shared by the fitting functions.
+
+    ``check_entries=False``: the entries of X are left for the caller to check during its own
+    pass over X (see :func:`~mlcourse_utils._validation.check_X_y`).
+    """
+    X, classes, index = check_X_y(X, y, binary=binary, check_entries=check_entries)
     counts = np.bincount(index, minlength=classes.size).astype(np.float64)
     return X, classes, index, counts
+
+
+def _count_ones(X, index, n_classes):
+    """(C, D) counts N_dc of the ones of each feature in each class, T^T X; X must be binary.
+
+    T is the one-hot matrix of the labels (row c of T^T X sums the samples of class c). X is
+    read once, in blocks of rows of about 2^16 entries: while a block is in the processor's
+    cache, it is checked (every entry 0 or 1) and added to the counts. Checking all of X first
+    and counting after would read X from memory twice, about a third more time.
+    """
+    onehot = one_hot(index, n_classes)
+    n_dc = np.zeros((n_classes, X.shape[1]))
+    binary_entries = 0
+    with np.errstate(invalid="ignore", over="ignore"):   # a non-binary X raises below
+        for rows in row_blocks(X.shape, min_rows=1):
+            block = X[rows]
+            binary_entries += count_binary(block)
+            n_dc += onehot[rows].T @ block
+    if binary_entries != X.size:
+        as_binary_array(X, "X", ndim=2)               # raises, naming the offending value
+    return n_dc
+
+
+def _binary_scores(X, weights, offsets):
+    """X @ weights.T + offsets for a binary X (checked on the way), shape (N, C).
+
+    The linear form of Bernoulli naive Bayes: with weights log theta - log(1 - theta) and
+    offsets log pi + sum_d log(1 - theta) it is the log joint. As in :func:`_count_ones`, each
+    block of rows is checked while it is in the cache for its product, so X is read once.
+    """
+    X = as_float_array(X, "X", ndim=2, allow_nonfinite=True)
+    if X.shape[1] != weights.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} columns but theta has {weights.shape[1]}")
+    out = np.empty((X.shape[0], weights.shape[0]))
+    binary_entries = 0
+    with np.errstate(invalid="ignore", over="ignore"):   # a non-binary X raises below
+        for rows in row_blocks(X.shape, min_rows=1):
+            block = X[rows]
+            binary_entries += count_binary(block)
+            np.matmul(block, weights.T, out=out[rows])
+    if binary_entries != X.size:
+        as_binary_array(X, "X", ndim=2)               # raises, naming the offending value
+    out += offsets
+    return out
 
 
 def _total_variance(counts, means, variances):
@@ -131,9 +180,9 @@ def fit_bernoulli_nb(
 
     See the chapter "Naive Bayes", sections "The spam filter" and "Smoothing".
     """
-    X, classes, index, counts = _fit_counts(X, y, binary=True)
+    X, classes, index, counts = _fit_counts(X, y, binary=True, check_entries=False)
     alpha = as_float(alpha, "alpha", low=0.0)
-    n_dc = one_hot(index, classes.size).T @ X  # (C, D) counts of ones per class
+    n_dc = _count_ones(X, index, classes.size)  # (C, D) counts of ones per class, T^T X
     theta = (n_dc + alpha) / (counts[:, None] + 2.0 * alpha)
     log_prior = np.log(counts / X.shape[0])
     return classes, log_prior, theta
@@ -167,11 +216,11 @@ def fit_bayesian_bernoulli_nb(
 
     See the chapter "Naive Bayes", section "Bayesian naive Bayes".
     """
-    X, classes, index, counts = _fit_counts(X, y, binary=True)
+    X, classes, index, counts = _fit_counts(X, y, binary=True, check_entries=False)
     a = as_float(a, "a", low=0.0)
     b = as_float(b, "b", low=0.0)
     gamma = as_float(class_pseudocount, "class_pseudocount", low=0.0)
-    n_dc = one_hot(index, classes.size).T @ X
+    n_dc = _count_ones(X, index, classes.size)
     theta = (n_dc + a) / (counts[:, None] + a + b)
     log_prior = np.log((counts + gamma) / (X.shape[0] + classes.size * gamma))
     return classes, log_prior, theta
@@ -332,15 +381,28 @@ def fit_gaussian_nb(
 
     See the chapter "Naive Bayes", section "Gaussian naive Bayes".
     """
-    X, classes, index, counts = _fit_counts(X, y, binary=False)
+    X, classes, index, counts = _fit_counts(X, y, check_entries=False)
     var_smoothing = as_float(var_smoothing, "var_smoothing", low=0.0)
     onehot = one_hot(index, classes.size)
-    means = (onehot.T @ X) / counts[:, None]
-    # Two-pass variance (centre first) for accuracy when |x| is large compared to its spread,
-    # summed over blocks of rows small enough to stay in the processor's cache.
+    with np.errstate(invalid="ignore"):           # 0 * inf in the product, when X has inf
+        means = (onehot.T @ X) / counts[:, None]
+    # X is checked for NaN and inf through its class sums: a NaN or inf entry makes its class's
+    # sum NaN or inf, so finite means prove X finite without a pass of its own over X.
+    if not np.all(np.isfinite(means)):
+        as_2d_float_array(X, "X")                 # raises, unless a finite sum overflowed
+    # Two-pass variance (centre first) for accuracy when |x| is large compared to its spread.
+    # Block by block of rows that stay in the processor's cache, in one reused buffer: the
+    # block's rows minus their class means (np.take with mode="clip" writes straight into the
+    # buffer; the indices are valid), squared, summed per class with the block's rows of T.
     variances = np.zeros_like(means)
-    for rows in row_blocks(X.shape):
-        variances += onehot[rows].T @ (X[rows] - means[index[rows]]) ** 2
+    blocks = row_blocks(X.shape, min_rows=1)
+    buffer = np.empty((min(blocks[0].stop, X.shape[0]), X.shape[1]))
+    for rows in blocks:
+        block = X[rows]
+        Z = buffer[: block.shape[0]]
+        np.take(means, index[rows], axis=0, out=Z, mode="clip")          # mu_{y_n}
+        np.subtract(block, Z, out=Z)                                      # x_n - mu_{y_n}
+        variances += onehot[rows].T @ np.square(Z, out=Z)
     variances /= counts[:, None]
     if var_smoothing > 0:  # epsilon: var_smoothing times the largest variance of a feature
         variances += var_smoothing * _total_variance(counts, means, variances).max()
@@ -559,6 +621,11 @@ class BernoulliNaiveBayes(ProbabilisticClassifier):
     ``predict_proba``, ``predict_log_proba``, ``predict`` and ``score`` come from
     :class:`~mlcourse_utils._base.ProbabilisticClassifier`.
 
+    The log joint is linear in x (see :func:`bernoulli_nb_log_joint`): ``fit`` computes its
+    weights log theta - log(1 - theta) and offsets once, and each prediction is one product
+    with X, checking X binary block by block on the way. When a theta is exactly 0 or 1
+    (``alpha = 0``) the weights would be infinite and :func:`bernoulli_nb_log_joint` is used.
+
     See the chapter "Naive Bayes".
     """
 
@@ -567,11 +634,19 @@ class BernoulliNaiveBayes(ProbabilisticClassifier):
 
     def _fit(self, X: ArrayLike, y: ArrayLike) -> None:
         self.classes_, self.class_log_prior_, self.theta_ = fit_bernoulli_nb(X, y, self.alpha)
+        theta = self.theta_
+        self._linear = None
+        if np.all((theta > 0) & (theta < 1)):
+            log_1mt = np.log1p(-theta)
+            weights = np.log(theta) - log_1mt
+            self._linear = weights, self.class_log_prior_ + log_1mt.sum(axis=1)
 
     def log_joint(self, X: ArrayLike) -> FloatArray:
         """(N, C) log p(x_i, c)."""
         self._check_fitted()
-        return bernoulli_nb_log_joint(X, self.class_log_prior_, self.theta_)
+        if self._linear is None:
+            return bernoulli_nb_log_joint(X, self.class_log_prior_, self.theta_)
+        return _binary_scores(X, *self._linear)
 
     _class_scores = log_joint
 

@@ -51,3 +51,45 @@ def pytest_generate_tests(metafunc):
     if metafunc.module.__name__.rpartition(".")[2] in REFERENCE_TEST_MODULES:
         metafunc.parametrize("blas_threads", [1, 2], indirect=True,
                              ids=["blas1", "blas2"])
+
+
+# ------------------------------------------------------------------ graded folders by hand
+
+
+@pytest.fixture(scope="session")
+def mle_assignment():
+    """The mle assignment as the grader reads it from its source notebook."""
+    import assignment_support as sup
+    from mlcourse_utils.grading.notebook import load_assignment
+
+    return load_assignment("mle", sup.ROOT)
+
+
+@pytest.fixture
+def write_graded(mle_assignment):
+    """``write_graded(folder, {student: share of each test's points}, intake=, times=)``: a
+    graded folder of mle as `mlcourse grade` writes it (results.json, feedback pages and, if
+    given, intake.json and timestamps.json), without grading anything."""
+    import json
+
+    from mlcourse_utils.grading.report import write_feedback, write_results
+    from mlcourse_utils.grading.session import GradeResult, TestResult
+
+    def write(folder, scores, intake=None, times=None):
+        folder.mkdir(parents=True)
+        (folder / "feedback").mkdir()
+        results = {}
+        for student, share in scores.items():
+            result = GradeResult(student, mle_assignment.name, [
+                TestResult(t.grade_id, t.task, t.points, t.points * share, t.description)
+                for t in mle_assignment.tests])
+            results[student] = result
+            write_feedback(result, mle_assignment, folder / "feedback" / f"{student}.html")
+        write_results(results, mle_assignment, folder)
+        if intake is not None:
+            (folder / "intake.json").write_text(json.dumps(intake))
+        if times is not None:
+            (folder / "timestamps.json").write_text(json.dumps(times))
+        return folder
+
+    return write

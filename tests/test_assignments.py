@@ -4,7 +4,9 @@ generated submissions (built from the release notebook by replacing answer cells
 For each assignment with a source notebook and a `tests/submissions/NAME.py` module:
 the solution scores full marks and the release zero; each plausible wrong answer loses exactly
 the points its mistake deserves in its own task and nothing elsewhere; honest answers written
-differently (loops, scipy, lists, warnings) keep full marks; every tamper pattern earns nothing;
+differently (loops, scipy, lists, warnings) keep full marks; shortcuts (another formula, the
+naive unstable one, the chapter's printed function where a task needs one more step) earn
+exactly their derived score, below full marks; every tamper pattern earns nothing;
 broken submissions (invalid JSON, infinite loops, memory hogs, dying kernels) get zero with a
 reason for what they could not earn while the batch finishes; submissions are never modified.
 """
@@ -60,10 +62,17 @@ FORBIDDEN_IN_VARIANTS = {
     ("gda", "wrong_gda_log_joint_1"): {"gda_log_joint": "scipy.stats.multivariate_normal"},
     ("gda", "wrong_gda_log_joint_2"): {"gda_log_joint": "scipy.stats.multivariate_normal"},
     ("logistic_regression", "scipy_and_lists"): {
-        "sigmoid": "scipy.special.expit", "logistic_nll": "scipy.special.log_expit",
+        "sigmoid": "scipy.special.log_expit", "logistic_nll": "scipy.special.log_expit",
         "logistic_nll_grad": "scipy.special.expit", "softmax": "scipy.special.softmax",
         "fit_softmax_regression": "scipy.special.log_softmax"},
     ("logistic_regression", "warnings_and_prints"): {"softmax": "scipy.special.logsumexp"},
+    ("logistic_regression", "shortcut_sigmoid_scipy_expit"): {"sigmoid": "scipy.special.expit"},
+    ("logistic_regression", "shortcut_fit_logistic_lbfgs"): {
+        "fit_logistic_regression": "scipy.optimize"},
+    ("logistic_regression", "shortcut_fit_softmax_lbfgs"): {
+        "fit_softmax_regression": "scipy.optimize"},
+    ("logistic_regression", "shortcut_fit_probit_lbfgs"): {
+        "fit_probit_regression": "scipy.optimize"},
     ("information_theory", "scipy_and_numpy_types"): {
         "entropy": "scipy.stats.entropy", "cross_entropy": "scipy.special.xlogy",
         "kl_divergence": "scipy.special.rel_entr"},
@@ -199,6 +208,10 @@ class Batch:
             for k, (src, _call) in enumerate(shortcuts):
                 add(f"forbidden_{task}_{k}", {**full, task: 0.0},
                     nb=sup.make_submission(name, {**self.solution, task: src}))
+        for label, (task, src, score) in getattr(self.v, "SHORTCUTS", {}).items():
+            add(f"shortcut_{label}", {**full, task: float(score),
+                                      **forbidden_zero(f"shortcut_{label}")},
+                nb=sup.make_submission(name, {**self.solution, task: src}))
         test_ids = [t.grade_id for t in self.assignment.tests]
         for student, spec in _tamper_cells(name, self.v.MODULE, self.tasks).items():
             replace = {g: spec["edit_tests"] for g in test_ids} if "edit_tests" in spec else None
@@ -263,8 +276,10 @@ def students(kind):
             out += [(name, f"forbidden_{t}_{k}")
                     for t, shortcuts in getattr(v, "FORBIDDEN_SHORTCUTS", {}).items()
                     for k in range(len(shortcuts))]
-            out += [(name, label if label.startswith("wrong_") else f"honest_{label}")
-                    for (n, label) in FORBIDDEN_IN_VARIANTS if n == name]
+            out += [(name, label if label.startswith(("wrong_", "shortcut_")) else
+                     f"honest_{label}") for (n, label) in FORBIDDEN_IN_VARIANTS if n == name]
+        elif kind == "shortcut":
+            out += [(name, f"shortcut_{label}") for label in getattr(v, "SHORTCUTS", {})]
         elif kind == "tamper":
             out += [(name, s) for s in _tamper_cells(name, v.MODULE, tasks)]
         elif kind == "failure":
@@ -342,7 +357,8 @@ def _forbidden_calls(name, student):
         task = max((t for t in v.FORBIDDEN_SHORTCUTS if student.startswith(f"forbidden_{t}_")),
                    key=len)
         return {task: v.FORBIDDEN_SHORTCUTS[task][int(student.rsplit("_", 1)[1])][1]}
-    label = student if student.startswith("wrong_") else student.removeprefix("honest_")
+    label = student if student.startswith(("wrong_", "shortcut_")) else \
+        student.removeprefix("honest_")
     return FORBIDDEN_IN_VARIANTS[(name, label)]
 
 
@@ -357,6 +373,17 @@ def test_forbidden_call_costs_its_task_and_is_named(batches, name, student):
         assert call in entry["reasons"][task], entry["reasons"]
         assert "forbidden call" in entry["reasons"][task]
         assert call in b.feedback(student)
+
+
+@pytest.mark.parametrize("name,student", students("shortcut"))
+def test_shortcut_scores_below_full_marks(batches, name, student):
+    """An answer that avoids the task's own step (another formula, the naive unstable one, the
+    chapter's printed function for a task that needs one more step) gets exactly the score
+    tests/submissions/NAME.py derives for it, and less than the task's full marks."""
+    b = batches(name)
+    task, _, score = sup.variants(name).SHORTCUTS[student.removeprefix("shortcut_")]
+    assert score < b.assignment.task_max(task), f"{student} is expected to earn full marks"
+    _assert_expected(b, student)
 
 
 @pytest.mark.parametrize("name,student", students("tamper"))

@@ -219,6 +219,38 @@ def test_fit_over_many_blocks_matches_sklearn():
     assert_allclose(LDA().fit(X, y).predict_proba(X), sk.predict_proba(X), atol=1e-10)
 
 
+@pytest.mark.parametrize("n, d", [(20_000, 5), (1500, 80)])
+def test_qda_estimator_log_joint_is_gda_log_joint(n, d):
+    """The QDA estimator inverts each Cholesky factor once at fit and multiplies (BLAS trmm)
+    where gda_log_joint solves a triangular system: the same log joint, tall and wide.
+
+    Both compute z = L^-1 (x - mu_c) backward stably, so they differ by about
+    cond(L) D U |z|; the class covariances here are near the identity (cond(L) < 10) and
+    |z|^2 ~ D, so the log joints (of size ~D) agree to ~1e-13 relative: 1e-10 has margin."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=n)
+    mixing = np.eye(d) + 0.2 * rng.normal(size=(3, d, d)) / np.sqrt(d)
+    X = np.einsum("nd,nde->ne", rng.normal(size=(n, d)), mixing[y]) + 0.3 * y[:, None]
+    model = QDA().fit(X, y)
+    expected = gda_log_joint(X, model.priors_, model.means_, model.covs_)
+    assert_allclose(model.log_joint(X), expected, rtol=1e-10)
+    assert_allclose(model.predict_proba(X), _posterior(expected), rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match=f"X has {d - 1} columns but means has {d}"):
+        model.predict_proba(X[:, 1:])
+
+
+def test_qda_estimator_with_a_singular_covariance_fits_and_explains_when_predicting():
+    """A class with fewer samples than features has a singular covariance: fit succeeds (the
+    factors are not needed yet) and predicting raises gda_log_joint's hint."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(30, 4)), rng.normal(size=(3, 4)) + 2.0])
+    y = np.array([0] * 30 + [1] * 3)
+    model = QDA().fit(X, y)
+    with pytest.raises(ValueError, match=r"covs\[1\].*regularized_cov"):
+        model.predict_proba(X)
+    assert_allclose(QDA(reg=0.5).fit(X, y).predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)
+
+
 def test_covariances_accurate_far_from_zero():
     """Data around 1e6 with spread ~1: each class covariance equals np.cov(bias=True) of the
     class's rows (centring first; X^T X - N mu mu^T would lose about 12 digits here)."""

@@ -803,7 +803,7 @@ def test_missing_dependency_is_an_error_with_the_install_command(monkeypatch):
     monkeypatch.setattr(requirements.importlib.util, "find_spec",
                         lambda name, *a: None if name == "mdit_py_plugins" else real(name, *a))
     with pytest.raises(ValueError,
-                       match=r"mdit-py-plugins.*pip install 'mlcourse_utils\[grading\]'"):
+                       match=r"mdit-py-plugins.*pip install '\.\[grading\]'"):
         requirements.check_dependencies()
 
 

@@ -31,9 +31,10 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.lms import LatePolicy, read_config, read_roster
+from mlcourse_utils.grading.late import LatePolicy, read_config
 from mlcourse_utils.grading.manual import render_markdown
 from mlcourse_utils.grading.notebook import load_assignment
+from mlcourse_utils.grading.roster import read_roster
 
 NAME = "mle"
 #: The first manually graded cell of the assignment (a derivation) and its points.
@@ -169,7 +170,7 @@ def graded(tmp_path_factory):
 
 def test_broken_notebooks_cost_only_their_students(graded):
     """A notebook nested too deeply to read, and two folders that differ only in case, get zero
-    with a reason; the honest students next to them keep full marks (24, the sum of the mle
+    with a reason; the honest students next to them keep full marks (48, the sum of the mle
     test cells' points)."""
     _, out, assignment = graded
     grades, _ = sup.read_scores(out)
@@ -241,7 +242,8 @@ def test_manual_page_renders_nothing_hostile(graded):
     script_src = re.search(r"script-src ([^;]*)", csp).group(1)
     assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
     assert re.findall(r"<script\b[^>]*>", page) == [
-        '<script src="mathjax/config.js">', '<script defer src="mathjax/tex-svg-full.js">']
+        '<script src="mathjax/config.js">', '<script defer src="mathjax/tex-svg-full.js">',
+        '<script defer src="grading.js">']  # the page's own: points and comments to the CSV
 
 
 def test_render_markdown_sanitises():
@@ -315,7 +317,8 @@ def test_manual_page_typesets_math_safely_in_chromium(graded):
     _, out, _ = graded
     found = _probe((out / "manual" / f"{MANUAL}.html").as_uri())
     assert found["typeset"] >= 4 and found["errors"] == 0, found
-    assert found["scripts"] == ["mathjax/config.js", "mathjax/tex-svg-full.js", "ui/safe.js"]
+    assert found["scripts"] == ["mathjax/config.js", "mathjax/tex-svg-full.js",
+                                "manual/grading.js", "ui/safe.js"]
     bad = [h for h in found["links"] if re.match(r"\s*(javascript|data|vbscript):", h, re.I)]
     assert not bad, bad
     assert found["safe"] and found["math_links"] == 0, found
@@ -469,7 +472,7 @@ def test_late_policy_by_hand():
     ("2026-03-01 12:00:00", None),
 ])
 def test_impossible_times_are_named(text, problem):
-    from mlcourse_utils.grading.lms import parse_time
+    from mlcourse_utils.grading.times import parse_time
 
     when, reason = parse_time(text)
     if problem is None:
@@ -621,7 +624,8 @@ def test_export_errors_are_clear(graded, tmp_path):
     with pytest.raises(ValueError, match="percent_per_day"):
         read_config(tmp_path / "bad.toml")
     (tmp_path / "dup.csv").write_text("name,email\nA,a@x\nB,A@X\n")
-    from mlcourse_utils.grading.lms import match_roster, read_times
+    from mlcourse_utils.grading.roster import match_roster
+    from mlcourse_utils.grading.times import read_times
 
     with pytest.raises(ValueError, match="two students"):
         match_roster(read_roster(tmp_path / "dup.csv"), ["a@x"])

@@ -193,5 +193,5 @@ def test_tool_commands_say_what_to_install(full_venv, tmp_path):
         proc = subprocess.run([str(full_venv / "bin" / "mlcourse"), *args],
                               capture_output=True, text=True, cwd=tmp_path)
         assert proc.returncode == 2
-        assert f"mlcourse_utils[{extra}]" in proc.stderr
+        assert f"pip install '.[{extra}]'" in proc.stderr  # installable from the repository
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -269,6 +269,53 @@ def test_bernoulli_matches_sklearn_over_many_blocks():
     assert_allclose(est.predict_proba(Xb), sk.predict_proba(Xb.astype(float)), atol=1e-12)
 
 
+def test_bernoulli_estimator_log_joint_is_the_function_s():
+    """The estimator's log joint (weights computed at fit, one product per block of rows) is
+    bernoulli_nb_log_joint's, over several blocks of rows; with alpha = 0 (thetas exactly 0
+    or 1, infinite weights) it is bernoulli_nb_log_joint's itself, -inf entries included."""
+    X, y = _many_rows()
+    Xb = (X > 0.2).astype(float)
+    est = BernoulliNaiveBayes(alpha=0.5).fit(Xb, y)
+    expected = bernoulli_nb_log_joint(Xb, est.class_log_prior_, est.theta_)
+    # Each entry sums the same D + 1 terms, perhaps in another order (another BLAS kernel
+    # for another number of rows): within sum_atol of the terms' absolute sum.
+    magnitude = np.max(np.abs(np.log(est.theta_)) + np.abs(np.log1p(-est.theta_)), axis=0).sum()
+    atol = sum_atol(Xb.shape[1] + 2, magnitude + np.abs(est.class_log_prior_).max())
+    assert_allclose(est.log_joint(Xb), expected, rtol=0, atol=atol)
+    Xs = np.array([[1, 1], [0, 1], [1, 0], [0, 0]] * 3, dtype=float)
+    ys = np.array([0, 0, 0, 1] * 3)                     # class 1 only ever sees (0, 0)
+    exact = BernoulliNaiveBayes(alpha=0.0).fit(Xs, ys)
+    joint = exact.log_joint(Xs)
+    assert_array_equal(joint, bernoulli_nb_log_joint(Xs, exact.class_log_prior_, exact.theta_))
+    assert np.isneginf(joint[:3, 1]).all() and np.isfinite(joint[3]).all()
+
+
+@pytest.mark.parametrize("value, match", [(0.5, "X must be binary"), (2.0, "X must be binary"),
+                                          (np.nan, "NaN or inf"), (np.inf, "NaN or inf")])
+@pytest.mark.parametrize("row", [0, 7000, 19_999])
+def test_bad_entry_in_any_block_is_found(value, match, row):
+    """The entries of X are checked block by block during the fits' and the estimators' own
+    passes over X: one bad entry in the first, a middle or the last (partial) block of a
+    20 000 x 12 array is found by every fit and by the Bernoulli estimator's prediction."""
+    X, y = _many_rows()
+    Xb = (X > 0.2).astype(float)
+    est = BernoulliNaiveBayes(alpha=1.0).fit(Xb, y)
+    Xb[row, 5] = value
+    with pytest.raises(ValueError, match=match):
+        fit_bernoulli_nb(Xb, y)
+    with pytest.raises(ValueError, match=match):
+        fit_bayesian_bernoulli_nb(Xb, y)
+    with pytest.raises(ValueError, match=match):
+        est.predict_proba(Xb)
+    if not np.isfinite(value):
+        X[row, 5] = value
+        with pytest.raises(ValueError, match="X contains NaN or inf"):
+            fit_gaussian_nb(X, y, var_smoothing=1e-9)
+        X[row, 5] = -value
+        with pytest.raises(ValueError, match="X contains NaN or inf"):
+            fit_gaussian_nb(X, y, var_smoothing=1e-9)
+
+
 def test_gaussian_by_hand_against_scipy():
     """Class 'a' x = 0, 2 (mean 1, ML variance 1); class 'b' x = 4, 4, 7 (mean 5, variance
     (1 + 1 + 4)/3 = 2). Joint at x = 3: log(2/5) + log N(3 | 1, 1), log(3/5) + log N(3 | 5, 2)."""

@@ -7,6 +7,7 @@ is tested in tests/test_assignments.py.)
 from __future__ import annotations
 
 import json
+import shutil
 
 import assignment_support as sup
 from mlcourse_utils.book.wheel import student_wheel_name
@@ -20,15 +21,20 @@ def _header(name):
 
 
 def test_mle_header_lists_the_points_of_each_task():
-    """mle's six tasks each have a visible test (1 point), an edge-case test (1) and a hidden
-    test (2), read off the solution notebook's cell metadata; the derivation is worth 3 points
-    and the interpretation 2, graded by hand."""
+    """mle's six tasks of the chapter each have a visible test (1 point), an edge-case test (1)
+    and a hidden test (2); its two tasks beyond the chapter visible tests (2 + 2) and hidden
+    ones (4 + 4), half of the 48 autograded points; read off the solution notebook's cell
+    metadata. The three derivations are worth 3 points each and the interpretation 2, graded
+    by hand."""
     text = _header("mle")
-    assert text.startswith("**`mle.ipynb`: 24 autograded points in 6 functions, 5 graded by hand.")
+    assert text.startswith("**`mle.ipynb`: 48 autograded points in 8 functions, 11 graded by hand.")
     for task in ("sequence_likelihood", "bernoulli_mle", "bernoulli_log_likelihood",
                  "gaussian_mle", "mvn_mle", "linear_regression_mle"):
         assert f"| `{task}` | 4 | 2 |" in text
-    assert "| derivation_exponential_mle (by hand) | 3 | |" in text
+    for task in ("exponential_censored_mle", "poisson_rate_mle"):
+        assert f"| `{task}` | 12 | 8 |" in text
+    for derivation in ("exponential_mle", "censored_exponential", "poisson_exposure"):
+        assert f"| derivation_{derivation} (by hand) | 3 | |" in text
     assert "| interpretation_diabetes_gaussian (by hand) | 2 | |" in text
 
 
@@ -51,3 +57,27 @@ def test_header_is_built_from_the_source_notebook():
     notebook (the test that exercises/ is fresh checks the rest of the file)."""
     source = json.loads((sup.ROOT / "solutions" / "mle" / "mle.ipynb").read_text())
     assert header_cell(source, "mle", "mle.ipynb")["source"] == _header("mle")
+
+
+#: Assignments whose hidden tests compare with an instructor-only reference.
+INSTRUCTOR_REFERENCES = ("mle", "bayes", "naive_bayes", "gda", "logistic_regression",
+                         "information_theory", "ridge_lasso")
+
+
+def test_instructor_references_are_never_released(tmp_path):
+    """solutions/NAME/instructor_reference.py (what the hidden tests of the tasks beyond the
+    chapter compare with) stays out of exercises/: nbgrader's copy of the assignment folder
+    skips it (nbgrader_config.py), in a fresh release as in the committed one, and the released
+    notebook does not name it (it is loaded only inside hidden tests)."""
+    from mlcourse_utils.grading.release import release
+
+    for name in INSTRUCTOR_REFERENCES:
+        assert (sup.ROOT / "solutions" / name / "instructor_reference.py").is_file(), name
+        assert not (sup.ROOT / "exercises" / name / "instructor_reference.py").exists(), name
+        assert "instructor_reference" not in json.dumps(sup.release_notebook(name)), name
+    assert not list((sup.ROOT / "mlcourse_utils").rglob("instructor_reference*"))  # nor the package
+    shutil.copytree(sup.ROOT / "solutions" / "mle", tmp_path / "solutions" / "mle")
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    release(["mle"], root=tmp_path, check=False, quiet=True)
+    released = sorted(p.name for p in (tmp_path / "exercises" / "mle").iterdir())
+    assert released == ["mle.ipynb"]

@@ -19,6 +19,7 @@ from mlcourse_utils._validation import (
     as_binary_array,
     as_labels,
     check_X_y,
+    count_binary,
     one_hot,
     row_blocks,
 )
@@ -125,6 +126,13 @@ def test_check_X_y():
         check_X_y([[0.0, 0.5]], [1], binary=True)
     with pytest.raises(ValueError, match="X contains NaN"):
         check_X_y([[0.0, np.nan]], [1])
+    # check_entries=False leaves the entries to the caller, but not the shapes and labels.
+    X, _, _ = check_X_y([[0.0, np.nan]], [1], binary=True, check_entries=False)
+    assert np.isnan(X[0, 1])
+    with pytest.raises(ValueError, match="X has 3 rows but y has 2 entries"):
+        check_X_y(np.zeros((3, 2)), [0, 1], check_entries=False)
+    with pytest.raises(ValueError, match="X has no columns"):
+        check_X_y(np.zeros((3, 0)), [0, 1, 0], check_entries=False)
 
 
 def test_one_hot():
@@ -138,9 +146,20 @@ def test_one_hot():
 
 @pytest.mark.parametrize("shape", [(0, 5), (1, 1), (10, 3), (70_000, 1), (1000, 500),
                                    (5, 2 * BLOCK_ENTRIES), (300, 4, 5)])
-def test_row_blocks_cover_every_row_once(shape):
-    blocks = row_blocks(shape)
+@pytest.mark.parametrize("min_rows", [None, 1])
+def test_row_blocks_cover_every_row_once(shape, min_rows):
+    """Every row in exactly one block, in order; blocks of 2^16 entries, and at least 1024 rows
+    unless min_rows says fewer (then a row wider than 2^16 entries is a block of its own)."""
+    blocks = row_blocks(shape) if min_rows is None else row_blocks(shape, min_rows=min_rows)
     rows = np.concatenate([np.arange(shape[0])[b] for b in blocks]) if blocks else np.array([])
     assert_array_equal(rows, np.arange(shape[0]))
     width = int(np.prod(shape[1:]))
-    assert all(b.stop - b.start == max(1024, BLOCK_ENTRIES // width) for b in blocks)
+    least = 1024 if min_rows is None else min_rows
+    assert all(b.stop - b.start == max(least, BLOCK_ENTRIES // width) for b in blocks)
+
+
+def test_count_binary():
+    """Entries exactly 0 or 1 (either sign of zero, booleans too); NaN, inf, 0.5, 2 are not."""
+    x = np.array([[0.0, -0.0, 1.0, 0.5], [np.nan, np.inf, 2.0, 1.0]])
+    assert count_binary(x) == 4
+    assert count_binary(np.array([True, False, True])) == 3

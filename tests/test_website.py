@@ -42,7 +42,9 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from mlcourse_utils.book.build import ROOT, build_book, strip_nbgrader_markers, toc_docnames
+from mlcourse_utils.book.build import build_book, strip_nbgrader_markers
+from mlcourse_utils.book.config import toc_docnames
+from mlcourse_utils.course import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("website")]
 

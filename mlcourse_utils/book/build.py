@@ -34,12 +34,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..course import ROOT
 from ..grading.notebook import strip_nbgrader_markers
+from .config import read_config, read_toc
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
-
-ROOT = Path(__file__).resolve().parents[2]
 
 #: Folder (relative to the book root) for the generated solution-notebook pages.
 SOLUTION_PAGES = Path("_build") / "solution_pages"
@@ -85,24 +85,6 @@ def _write_if_changed(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
-
-
-def toc_docnames(toc_path: Path | str) -> list[str]:
-    """Docnames of a Jupyter Book table of contents, root first, in reading order."""
-    import yaml
-
-    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        walk(part.get("chapters", []))
-    return names
 
 
 def write_solution_pages(root: Path | str = ROOT) -> list[str]:
@@ -166,9 +148,7 @@ def _exclude_patterns(root, keep):
     Jupyter Book always excludes ``_build``; the instructor edition needs the generated pages
     in ``_build/solution_pages``, so it excludes every other entry of ``_build`` instead.
     """
-    import yaml
-
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config = read_config(root)
     patterns = [p for p in config.get("exclude_patterns", []) if p != "_build"]
     patterns += ["Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
     build = root / "_build"
@@ -212,7 +192,7 @@ def build_book(instructor: bool = False, out: Path | str | None = None, root: Pa
     }
     if instructor:
         docnames = write_solution_pages(root)
-        toc_data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+        toc_data = read_toc(root)
         toc = out / "_toc.instructor.yml"
         _write_if_changed(
             toc,

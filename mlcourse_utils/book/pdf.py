@@ -37,8 +37,11 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
-from .build import ROOT, build_book, toc_docnames
+from .._files import default_mode
+from ..course import ROOT
+from .build import build_book
 from .chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
+from .config import read_config, read_toc, toc_docnames
 
 #: Page style of the printed chapters. ``{footer}`` is filled in per print (a CSS ``content``).
 PRINT_CSS = """
@@ -362,9 +365,7 @@ def _finish_chapter(pdf, title, author, outline):
 
 def _toc_entries(toc_path, docnames, chapters, starts):
     """Rows of the table of contents: ``(kind, level, text, href, page index)``."""
-    import yaml
-
-    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
+    toc = read_toc(path=toc_path)
     part_of = {}
     for part in toc.get("parts", []):
         first = [entry["file"] for entry in part.get("chapters", []) if "file" in entry]
@@ -409,6 +410,7 @@ def _write_whole(path: Path, content: Any) -> None:
                 fh.write(content)
             else:
                 content.write(fh)
+        os.chmod(tmp, default_mode())  # mkstemp's 0600 would keep the PDF from its readers
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -426,7 +428,6 @@ def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Pa
     ``_build/pdf`` (student) or ``_build/instructor/pdf`` (instructor). ``progress``, a
     function, receives one line per printed page.
     """
-    import yaml
     from pypdf import PdfReader, PdfWriter
 
     # pypdf warns about harmless quirks of Chromium's PDFs (object counts in the trailer).
@@ -449,7 +450,7 @@ def build_pdfs(instructor: bool = False, out: Path | str | None = None, root: Pa
     out = Path(out) if out else build_out / "pdf"
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config = read_config(root)
     book_title = str(config.get("title", "Lecture notes"))
     author = str(config.get("author", ""))
     urls = {d: f.as_uri() for d, f in files.items()}

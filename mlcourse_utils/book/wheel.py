@@ -35,6 +35,7 @@ STUDENT_FILES = (
     "_imports.py",
     "_validation.py",
     "cli.py",
+    "course.py",
     "datasets.py",
     "plotting.py",
     "grading/__init__.py",

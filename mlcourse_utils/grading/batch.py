@@ -9,24 +9,30 @@ CSVs are always written).
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
 import hashlib
+import json
 import resource
 import shutil
 import sys
 import tempfile
 import threading
 import time
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import analysis, gradebook, lms, manual, sandbox
-from .notebook import Assignment, find_course_root, load_assignment
+from .._files import write_text
+from ..course import find_course_root
+from . import analysis, gradebook, manual, sandbox, times
+from .notebook import Assignment, load_assignment
 from .protocol import clean_text
-from .report import read_results, write_csvs, write_feedback, write_results
+from .report import NBGRADER_CONFIG, read_results, write_csvs, write_feedback, write_results
 from .requirements import check_dependencies
+from .roster import Roster, read_roster
 from .session import GradeResult, check_setup, grade_notebook
-from .submissions import Refused, find_submissions
+from .submissions import LAYOUTS, Intake, Refused, collect
 
 
 class IsolationError(ValueError):
@@ -142,7 +148,8 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                 timeout: float = 60.0, memory_mb: int = 4096, root: Path | str | None = None,
                 progress: bool = True, student_timeout: float | None = None,
                 shard: tuple[int, int] | None = None, secret: bytes | None = None,
-                require_isolation: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
+                require_isolation: bool = False, roster: Path | str | None = None,
+                force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
     One student can only cost itself: its grading has deadlines and a total budget
@@ -154,17 +161,54 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     :func:`read_secret`) gives every student their own hidden-test inputs. The defences in
     force are printed and recorded in ``results.json``; with ``require_isolation`` a missing
     one raises :class:`IsolationError` before any student is graded.
-    """
-    from tqdm import tqdm
 
+    SUBMISSIONS is read by :func:`~.submissions.collect`: student folders, or a Canvas or
+    Moodle download (a folder or its zip) whose files are mapped to student ids through
+    ``roster`` (a CSV, :func:`.roster.read_roster`); what it could not match is printed, and who
+    each student is in the LMS goes to ``out/intake.json``. An output folder inside
+    SUBMISSIONS is refused, and so is one holding a teaching assistant's work (filled
+    manual-grading CSVs, imported points) unless ``force`` (that work is then moved aside,
+    :func:`.manual.set_aside`, never deleted).
+    """
     check_dependencies()
     root = Path(root) if root else find_course_root()
     assignment = load_assignment(name, root)
     check_setup(assignment)
     submissions, out = Path(submissions).resolve(), Path(out).resolve()
-    if not submissions.is_dir():
+    if not submissions.exists():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
-    hidden = sorted({root.resolve(), submissions, out})
+    if out == submissions or out.is_relative_to(submissions):
+        raise ValueError(f"--out {out} is inside SUBMISSIONS {submissions}: the class's grades "
+                         "and feedback would land among the submissions; choose another folder")
+    if submissions.is_file() and not zipfile.is_zipfile(submissions):
+        raise ValueError(f"SUBMISSIONS {submissions} is a file but not a zip; expected one of: "
+                         f"{LAYOUTS}")
+    kept = manual.teaching_assistant_work(out)
+    if kept and not force:
+        raise ValueError(f"{out} holds work of a teaching assistant that grading again would "
+                         "replace: " + "; ".join(kept) + ". Grade into another folder, or pass "
+                         "--force (that work is then moved aside, not deleted)")
+    people = Roster(read_roster(roster)) if roster is not None else None
+    workdir = tempfile.TemporaryDirectory(prefix="mlcourse-intake-")
+    try:
+        intake = collect(name, submissions, assignment.notebook, workdir.name, people)
+    except BaseException:
+        workdir.cleanup()
+        raise
+    with workdir:
+        return _grade_intake(name, assignment, root, submissions, out, intake,
+                             Path(workdir.name), kept, jobs=jobs, timeout=timeout,
+                             memory_mb=memory_mb, progress=progress,
+                             student_timeout=student_timeout, shard=shard, secret=secret,
+                             require_isolation=require_isolation)
+
+
+def _grade_intake(name, assignment, root, submissions, out, intake, workdir, kept, *, jobs,
+                  timeout, memory_mb, progress, student_timeout, shard, secret,
+                  require_isolation):
+    from tqdm import tqdm
+
+    hidden = sorted({root.resolve(), submissions, out, workdir.resolve()})
     analysis.warm_up()  # (its imports run while the defences are probed)
     found = sandbox.defences(min(memory_mb, 1024), hidden)
     for line in describe_defences(found):
@@ -175,8 +219,15 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                              "machine; nothing was graded (see the README, 'What each defence "
                              "needs')")
     out.mkdir(parents=True, exist_ok=True)
+    if kept:
+        for line in manual.set_aside(out):
+            print(f"--force: {line}", file=sys.stderr)
     (out / "feedback").mkdir(exist_ok=True)
-    students = find_submissions(name, submissions, assignment.notebook)
+    if not (out / "nbgrader_config.py").exists():  # nbgrader's feedback goes elsewhere
+        write_text(out / "nbgrader_config.py", NBGRADER_CONFIG)
+    students = intake.found
+    for line in intake.unmatched:
+        print(f"not graded or not matched: {line}", file=sys.stderr)
     if shard is not None:
         students = {s: p for s, p in students.items() if in_shard(s, shard)}
     book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
@@ -214,7 +265,11 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         _safe_write("the manual-grading pages", "the class", functools.partial(
             manual.write_bundle, out, assignment, list(students), root, parts, failed), failures)
     _safe_write("the submission times", "the class",
-                functools.partial(lms.write_timestamps, out, students), failures)
+                functools.partial(times.write_timestamps, out, students,
+                                  {s: e for s, e in intake.lms.items() if s in students}),
+                failures)
+    _safe_write("intake.json", "the class", functools.partial(
+        write_intake, out, intake, list(students)), failures)
     run = {"longest_stall_seconds": round(watch.stop(), 3),
            "baseline_memory_mb": round(baseline, 1), "peak_memory_mb": round(_peak_memory_mb(), 1),
            "longest_student_seconds": round(max((r.seconds for r in results.values()),
@@ -240,15 +295,16 @@ def _finish_gradebook(book_proc, results, assignment):
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
 
 
-def merge_outputs(outs: Sequence[Path | str], out: Path | str,
-                  root: Path | str | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
+def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str | None = None,
+                  force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
     """Join the folders of shards (``mlcourse grade --shard K/N``) into one, as one run writes.
 
     The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
     what one run writes), feedback pages and gradebook copies are copied, the manual-grading
     pages are made again from the copies, and the gradebook is built for the whole class. A
     defence counts as in force when it was in every shard. Raises ValueError when the folders
-    are not shards of one assignment or a student appears twice.
+    are not shards of one assignment or a student appears twice, and when ``out`` holds a
+    teaching assistant's work (unless ``force``, which moves it aside as :func:`grade_class`).
     """
     check_dependencies()
     root = Path(root) if root else find_course_root()
@@ -269,7 +325,14 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
         raise ValueError("grade-merge needs at least one folder")
     assignment = load_assignment(name, root)
     out = Path(out).resolve()
+    kept = manual.teaching_assistant_work(out)
+    if kept and not force:
+        raise ValueError(f"{out} holds work of a teaching assistant that merging would replace: "
+                         + "; ".join(kept) + ". Merge into another folder, or pass --force "
+                         "(that work is then moved aside, not deleted)")
     out.mkdir(parents=True, exist_ok=True)
+    for line in manual.set_aside(out) if kept else []:
+        print(f"--force: {line}", file=sys.stderr)
     book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
     for folder in outs:
         for sub in ("feedback", "autograded"):
@@ -278,7 +341,8 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
     results = dict(sorted(results.items()))
     write_csvs(results, assignment, out)
     write_results(results, assignment, out, defences)
-    lms.merge_timestamps(outs, out)
+    times.merge_timestamps(outs, out)
+    _merge_intake(outs, out)
     if assignment.manual:
         copies = {}
         for student, result in results.items():
@@ -290,3 +354,26 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str,
             manual.write_bundle(out, assignment, list(copies), root, parts, failed)
     _finish_gradebook(book_proc, results, assignment)
     return assignment, results
+
+
+def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> None:
+    """``out/intake.json``: the layout SUBMISSIONS had, who each student is in the LMS (for
+    the feedback files of ``mlcourse feedback --lms``) and what was not matched."""
+    data = {"layout": intake.layout, "unmatched": intake.unmatched,
+            "students": {s: dataclasses.asdict(intake.lms[s]) for s in sorted(students)
+                         if s in intake.lms}}
+    write_text(Path(out) / "intake.json", json.dumps(data, indent=1, ensure_ascii=False))
+
+
+def _merge_intake(outs, out):
+    """Join the shards' ``intake.json`` (when they have one) into ``out``."""
+    merged = {"layout": None, "unmatched": [], "students": {}}
+    for folder in outs:
+        path = Path(folder) / "intake.json"
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            merged["layout"] = data.get("layout")
+            merged["unmatched"] = data.get("unmatched", [])
+            merged["students"].update(data.get("students", {}))
+    if merged["layout"] is not None:
+        write_text(Path(out) / "intake.json", json.dumps(merged, indent=1, ensure_ascii=False))

@@ -11,14 +11,16 @@ that starts with the grading and receives the scores at the end:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +69,163 @@ def _alembic_head_in_process(api):
             return ScriptDirectory.from_config(Config(alembic_ini)).get_current_head()
 
     api.get_alembic_version = get_alembic_version
+
+
+@contextlib.contextmanager
+def opened(db: Path | str) -> Iterator[Any]:
+    """nbgrader's ``Gradebook`` on ``db``, in this process; the one place that opens it.
+
+    nbgrader's schema check (:func:`_alembic_head_in_process`) is answered in this process, so
+    neither ``PATH`` nor a subprocess is needed; nbgrader's harmless SQLAlchemy autoflush
+    warnings are silenced while it is open.
+    """
+    import nbgrader.api
+
+    _alembic_head_in_process(nbgrader.api)
+    with warnings.catch_warnings(), nbgrader.api.Gradebook(f"sqlite:///{db}") as gb:
+        warnings.simplefilter("ignore")
+        yield gb
+
+
+def totals(db: Path | str, name: str) -> tuple[float, dict[str, float], list[str]]:
+    """``(max score, {gradebook id: total}, [gradebook ids with manual cells to grade])`` of
+    assignment ``name``: nbgrader's totals, autograded plus the manual points imported."""
+    with opened(db) as gb:
+        assignment = gb.find_assignment(name)
+        scores, ungraded = {}, []
+        for submission in assignment.submissions:
+            scores[submission.student_id] = float(submission.score)
+            if submission.needs_manual_grade:
+                ungraded.append(submission.student_id)
+        return float(assignment.max_score), scores, sorted(ungraded)
+
+
+def manual_layout(db: Path | str, name: str) -> tuple[dict[str, float], set[str]]:
+    """``({manual grade_id: max points}, {gradebook ids of the students in it})`` of
+    assignment ``name``; ValueError when the gradebook does not hold it as one notebook."""
+    from nbgrader.api import MissingEntry
+
+    with opened(db) as gb:
+        try:
+            notebook = _notebook(gb, name, db)
+        except MissingEntry:
+            raise ValueError(f"{db} does not hold the assignment {name}") from None
+        return _manual_max(notebook), {s.id for s in gb.students}
+
+
+def _notebook(gb, name, db):
+    assignment = gb.find_assignment(name)
+    if len(assignment.notebooks) != 1:
+        raise ValueError(f"{db}: expected one notebook in {name}")
+    return assignment.notebooks[0]
+
+
+def _manual_max(notebook):
+    solution_ids = {c.name for c in notebook.solution_cells}
+    return {c.name: float(c.max_score) for c in notebook.grade_cells if c.name in solution_ids}
+
+
+def write_manual_points(db: Path | str, name: str,
+                        rows: Mapping[tuple[str, str], tuple[float, str]]) -> dict[str, int]:
+    """Set ``{(student, grade_id): (points, comment)}`` as manual grades of ``name``; return
+    ``{grade_id: rows written}``. ValueError naming a student without a submission in the
+    gradebook; nothing is written then."""
+    from nbgrader.api import MissingEntry
+
+    counts = {}
+    with opened(db) as gb:
+        notebook = _notebook(gb, name, db)
+        for (student, gid), (points, comment) in sorted(rows.items()):
+            sid = gradebook_id(student)
+            try:
+                grade = gb.find_grade(gid, notebook.name, name, sid)
+            except MissingEntry:
+                raise ValueError(f"{student} has no submission of {name} in {db}") from None
+            grade.manual_score = points
+            grade.needs_manual_grade = False
+            if comment:
+                try:
+                    gb.find_comment(gid, notebook.name, name, sid).manual_comment = comment
+                except MissingEntry:
+                    pass  # nbgrader keeps comments only for cells it registered as such
+            counts[gid] = counts.get(gid, 0) + 1
+        gb.db.commit()
+    return counts
+
+
+def manual_points(db: Path | str, name: str,
+                  students: Iterable[str]) -> dict[str, dict[str, tuple[float | None, str]]]:
+    """``{student: {grade_id: (manual points or None, comment)}}`` of ``name`` in ``db``
+    (empty when the gradebook does not hold the assignment as one notebook)."""
+    from nbgrader.api import MissingEntry
+
+    found = {}
+    with opened(db) as gb:
+        try:
+            notebook = _notebook(gb, name, db)
+        except (MissingEntry, ValueError):
+            return {}
+        for student in students:
+            sid = gradebook_id(student)
+            cells = {}
+            for gid in _manual_max(notebook):
+                try:
+                    grade = gb.find_grade(gid, notebook.name, name, sid)
+                except MissingEntry:
+                    continue
+                try:
+                    comment = gb.find_comment(gid, notebook.name, name, sid).manual_comment or ""
+                except MissingEntry:
+                    comment = ""
+                points = None if grade.manual_score is None else float(grade.manual_score)
+                cells[gid] = (points, comment)
+            if cells:
+                found[student] = cells
+    return found
+
+
+def _read_only(db):
+    return contextlib.closing(sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True))
+
+
+def imported_count(db: Path | str) -> int:
+    """How many grades of ``db`` hold manual points or comments (0 when it cannot be read)."""
+    try:
+        with _read_only(db) as con:
+            points = con.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL")
+            comments = con.execute("SELECT count(*) FROM comment WHERE manual_comment IS NOT "
+                                   "NULL AND manual_comment != ''")
+            return points.fetchone()[0] + comments.fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def manual_progress(db: Path | str, name: str) -> dict[str, tuple[float, int]] | None:
+    """``{manual grade_id: (max points, answers with points)}`` of ``name``.
+
+    Read with sqlite3 (read-only, no nbgrader) from nbgrader's schema: a manually graded cell is
+    a grade cell that is also a solution cell; an answer has points once ``manual_score`` is
+    set (``mlcourse grade-import`` or formgrader). None when the database cannot be read.
+    """
+    query = """
+        SELECT bc.name, gc.max_score,
+               SUM(CASE WHEN g.manual_score IS NOT NULL THEN 1 ELSE 0 END)
+        FROM grade_cells gc
+        JOIN base_cell bc ON bc.id = gc.id
+        JOIN notebook nb ON nb.id = bc.notebook_id
+        JOIN assignment a ON a.id = nb.assignment_id
+        LEFT JOIN grade g ON g.cell_id = gc.id
+        WHERE a.name = ?
+          AND EXISTS (SELECT 1 FROM base_cell sc JOIN solution_cells s ON s.id = sc.id
+                      WHERE sc.name = bc.name AND sc.notebook_id = bc.notebook_id)
+        GROUP BY bc.name, gc.max_score
+    """
+    try:
+        with _read_only(db) as con:
+            rows = con.execute(query, (name,)).fetchall()
+    except sqlite3.Error:
+        return None
+    return {str(gid): (float(top), int(done)) for gid, top, done in rows}
 
 
 _NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
@@ -155,15 +314,9 @@ def _main(args):
     from .._imports import skip_slow_optional_imports
 
     skip_slow_optional_imports()
-    import nbgrader.api
-    from nbgrader.api import Gradebook
-
-    _alembic_head_in_process(nbgrader.api)
     name = args["assignment"]
     nb_name = Path(args["source"]).stem
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{args['db']}") as gb:
-        # nbgrader's update_or_create_submission triggers harmless SQLAlchemy autoflush warnings.
-        warnings.simplefilter("ignore")
+    with opened(args["db"]) as gb:
         gb.update_or_create_assignment(name)
         gb.update_or_create_notebook(nb_name, name)
         for cell in read_notebook_cells(Path(args["source"]).read_bytes()):

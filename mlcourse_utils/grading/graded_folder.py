@@ -9,8 +9,7 @@ into one :class:`GradedFolder`: any of them may be missing, older or written by 
 files, or whose files contradict each other, is a :class:`GradedFolderError`.
 
 Everything read here (ids, messages, reasons) is student-controlled text: callers escape it.
-The words for a failure are in :data:`CATEGORIES` and :func:`classify_reason`, which map what the
-grader writes (``session.py``, ``submissions.py``) to one kind per failure.
+The words for a failure are in :mod:`.reasons`.
 """
 
 from __future__ import annotations
@@ -19,56 +18,11 @@ import csv
 import dataclasses
 import json
 import math
-import re
-import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: Failures that are not about the answer: key -> words on the report (the kind of the reason).
-CATEGORIES = {
-    "no_submission": "nothing submitted",
-    "refused": "submission refused (link, not a regular file or too large)",
-    "unreadable": "notebook could not be read",
-    "timeout": "time limit per cell or test",
-    "budget": "total grading time used up",
-    "memory": "memory limit",
-    "died": "the notebook's process died",
-    "forbidden": "forbidden call",
-    "delegation": "called the reference implementation",
-    "internal": "grader error",
-    "tampering": "tampering detected",
-    "other": "other reason",
-}
-
-#: (pattern, category) in order: the first that matches a reason decides its kind.
-_REASON_PATTERNS = [
-    (r"no notebook was submitted|nothing was submitted", "no_submission"),
-    (r"symbolic link|not a regular file|larger than \d+ ?MB|not accepted|refused", "refused"),
-    (r"could not be read|could not be opened", "unreadable"),
-    (r"used up its total grading time", "budget"),
-    (r"timed out", "timeout"),
-    (r"process died|failed too many times|killed by signal|exited \(status", "died"),
-    (r"memory", "memory"),
-    (r"forbidden", "forbidden"),
-    (r"reference implementation|mlcourse_utils", "delegation"),
-    (r"internal grader error", "internal"),
-    (r"tampering detected", "tampering"),
-]
-
-#: A failure that means the task was not attempted: the stub as released, or no function of
-#: that name at all (runner.py's message).
-NOT_IMPLEMENTED = re.compile(r"\bNotImplementedError\b|the notebook does not define a function")
-#: A test that was skipped because an earlier one of its task stopped the process.
-NOT_RUN = "not run: an earlier test of"
-
-
-def classify_reason(text: str) -> str:
-    """The :data:`CATEGORIES` key of a reason the grader recorded (``"other"`` if none fits)."""
-    for pattern, category in _REASON_PATTERNS:
-        if re.search(pattern, text, flags=re.IGNORECASE):
-            return category
-    return "other"
+from . import gradebook
 
 
 class GradedFolderError(ValueError):
@@ -222,39 +176,6 @@ def _source_manual(name: str, root: Path | str | None) -> list[tuple[str, float]
 # ------------------------------------------------------------------ manual grading
 
 
-def _gradebook_progress(db: Path, name: str) -> dict[str, tuple[float, int]] | None:
-    """``{manual grade_id: (max points, answers with points)}`` from nbgrader's gradebook.
-
-    Read with sqlite3 (read-only) from nbgrader's schema: a manually graded cell is a grade
-    cell that is also a solution cell; an answer has points once ``manual_score`` is set
-    (``mlcourse grade-import`` or formgrader). None when the database cannot be read.
-    """
-    query = """
-        SELECT bc.name, gc.max_score,
-               SUM(CASE WHEN g.manual_score IS NOT NULL THEN 1 ELSE 0 END)
-        FROM grade_cells gc
-        JOIN base_cell bc ON bc.id = gc.id
-        JOIN notebook nb ON nb.id = bc.notebook_id
-        JOIN assignment a ON a.id = nb.assignment_id
-        LEFT JOIN grade g ON g.cell_id = gc.id
-        WHERE a.name = ?
-          AND EXISTS (SELECT 1 FROM base_cell sc JOIN solution_cells s ON s.id = sc.id
-                      WHERE sc.name = bc.name AND sc.notebook_id = bc.notebook_id)
-        GROUP BY bc.name, gc.max_score
-    """
-    try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        rows = con.execute(query, (name,)).fetchall()
-    except sqlite3.Error:
-        return None
-    finally:
-        con.close()
-    return {str(gid): (float(top), int(done)) for gid, top, done in rows}
-
-
 def _csv_progress(path: Path, students: Iterable[str]) -> int | None:
     """Answers with points in a (filled) ``manual/<grade_id>.csv``; None if unreadable."""
     known = set(students)
@@ -278,7 +199,7 @@ def _manual_cells(folder: Path, name: str, students: list[str], root, gaps) -> l
         for path in sorted(manual_dir.glob("*.csv")):
             found.setdefault(path.stem, None)
     db = folder / "gradebook.db"
-    progress = _gradebook_progress(db, name) if db.is_file() else None
+    progress = gradebook.manual_progress(db, name) if db.is_file() else None
     if db.is_file() and progress is None:
         gaps.append("gradebook.db could not be read: manual-grading progress is taken from "
                     "manual/*.csv where filled in")
@@ -473,27 +394,6 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
     manual = _manual_cells(folder, name, sorted(students), root, gaps)
     return GradedFolder(name, folder, float(max_score), tasks, task_max, ordered,
                         dict(sorted(students.items())), manual, has_times, extra, gaps)
-
-
-def non_answer_failures(rec: StudentRecord,
-                        checks: Mapping[str, Check]) -> list[tuple[str, str, str]]:
-    """``(category, task or "", reason)`` for each failure of a student not about the answer.
-
-    Reasons recorded per task (timeouts, memory, refusals, delegation, forbidden calls, ...),
-    memory errors raised inside a student's function (``checks``: the folder's checks by
-    grade_id), and notebook-level tampering notes.
-    """
-    found = [(classify_reason(reason), task, reason) for task, reason in rec.reasons.items()]
-    seen = set(rec.reasons)
-    for gid, outcome in rec.outcomes.items():
-        task = checks[gid].task if gid in checks else ""
-        if outcome.earned == 0 and "MemoryError" in outcome.message and task not in seen:
-            seen.add(task)
-            found.append(("memory", task, outcome.message))
-    for note in dict.fromkeys(rec.notes):
-        if classify_reason(note) == "tampering":
-            found.append(("tampering", "", note))
-    return found
 
 
 def describe_gaps(folders: Mapping[str, GradedFolder]) -> list[str]:

@@ -6,8 +6,12 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
 
 * ``<grade_id>.html``: the rubric (the instructor's cell: what lies between nbgrader's
   ``=== BEGIN MARK SCHEME ===`` / ``=== END MARK SCHEME ===`` markers, or else the whole model
-  answer with its grading notes) and every student's answer, one after another (a student whose
-  notebook could not be read gets the reason in its place). Math is typeset by the offline
+  answer with its grading notes, nbgrader's marker lines removed) and every student's answer,
+  one after another (a student whose notebook could not be read gets the reason in its place),
+  each with a points field and a comment box: the page's own script (``grading.js``, copied
+  beside it) keeps what is typed in the browser and saves it as ``<grade_id>.csv``, the file
+  ``grade-import`` reads. This page is the manual-grading route (it works offline, from the
+  file system; nbgrader's formgrader is not used). Math is typeset by the offline
   MathJax of sphinx-mathjax-offline copied next to the page, with the book's macros and its
   safe filter, only inside the answers' math elements and without the ``html`` package (so
   ``\\href`` makes no link); a Content-Security-Policy forbids every request but the local
@@ -19,6 +23,9 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
 student, manually graded cell, points a number within 0..max, no contradicting duplicates)
 before it writes anything, then sets each grade's ``manual_score`` (and comment) and clears
 ``needs_manual_grade``, so that ``nbgrader export`` totals autograded and manual points.
+:func:`read_manual_grades` reads them back for the feedback pages. A teaching assistant's work in
+a graded folder (:func:`teaching_assistant_work`: filled CSVs, imported points) is never replaced
+by grading again; :func:`set_aside` moves it to ``OUT/kept/`` when the grader is forced.
 """
 
 from __future__ import annotations
@@ -29,21 +36,29 @@ import json
 import math
 import os
 import re
-import shutil
-import sys
-import warnings
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_open, write_bytes, write_text
+from . import gradebook
 from .answers import environment, render_markdown
-from .notebook import Assignment, cell_source, grade_id, is_manual_cell, read_notebook_cells
+from .notebook import (
+    Assignment,
+    cell_source,
+    grade_id,
+    is_manual_cell,
+    read_notebook_cells,
+    strip_nbgrader_markers,
+)
 from .protocol import clean_text
 from .report import csv_text
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)
 MATHJAX_FILE = "tex-svg-full.js"
+#: The page's own script: points and comments entered in the page, saved as the CSV.
+GRADING_SCRIPT = "grading.js"
 
 
 def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
@@ -52,7 +67,7 @@ def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
     schemes = MARK_SCHEME.findall(source)
     if schemes:
         return "mark scheme", "\n\n".join(s.strip("\n") for s in schemes)
-    return "model answer and grading notes", source
+    return "model answer and grading notes", strip_nbgrader_markers(source)
 
 
 def _mathjax_files():
@@ -72,13 +87,13 @@ def mathjax_available() -> bool:
 
 def _macros(root):
     """The book's MathJax macros (``_config.yml``), so that students may use them too."""
-    import yaml
+    from ..book.config import read_config
 
     try:
-        config = yaml.safe_load((Path(root) / "_config.yml").read_text(encoding="utf-8"))
+        config = read_config(root)
         macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
         return {str(k): v for k, v in macros.items() if isinstance(v, (str, list))}
-    except (OSError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
@@ -137,12 +152,16 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
                   if is_manual_cell(c)}
     files = _mathjax_files()
     if files is None:
+        from .requirements import INSTALL
+
         raise ValueError("the manual-grading pages need the offline MathJax of "
-                         "sphinx-mathjax-offline: pip install 'mlcourse_utils[grading]'")
+                         f"sphinx-mathjax-offline: {INSTALL}")
     for name, path in files.items():
         (folder / "mathjax" / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, folder / "mathjax" / name)
-    (folder / "mathjax" / "config.js").write_text(_mathjax_config(root), encoding="utf-8")
+        write_bytes(folder / "mathjax" / name, path.read_bytes())
+    write_text(folder / "mathjax" / "config.js", _mathjax_config(root))
+    write_bytes(folder / GRADING_SCRIPT,
+                (Path(__file__).with_name("templates") / GRADING_SCRIPT).read_bytes())
     students = list(students)
     written = []
     for k, (gid, max_points) in enumerate(assignment.manual):
@@ -164,11 +183,11 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
             assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
             rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
             mathjax_config="mathjax/config.js", mathjax=f"mathjax/{MATHJAX_FILE}",
-            csv_name=f"{gid}.csv")
-        with open(folder / f"{gid}.html", "w", encoding="utf-8") as fh:
+            csv_name=f"{gid}.csv", script=GRADING_SCRIPT, csv_text=csv_text)
+        with atomic_open(folder / f"{gid}.html", "w", encoding="utf-8") as fh:
             for piece in stream:
                 fh.write(piece)
-        with open(folder / f"{gid}.csv", "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(folder / f"{gid}.csv", "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(["student_id", "grade_id", "points", "comment"])
             for student in students:
@@ -182,6 +201,13 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
 
 class FilledCsvError(ValueError):
     """A filled CSV that cannot be imported (every problem, one per line)."""
+
+
+def _unquoted(text):
+    """A cell as written by :func:`~.report.csv_text` (or the page's script) read back: the
+    ``'`` put before a leading formula character is removed."""
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") \
+        else text
 
 
 def _parse_points(text):
@@ -215,7 +241,7 @@ def read_filled(paths: Iterable[Path | str], students: Collection[str],
                     raw_student = (row.get("student_id") or "").strip()
                     gid = (row.get("grade_id") or "").strip()
                     points_text = (row.get("points") or "").strip()
-                    comment = clean_text(row.get("comment") or "", 5000).strip()
+                    comment = _unquoted(clean_text(row.get("comment") or "", 5000).strip())
                     if not raw_student and not gid and not points_text:
                         continue
                     student = by_cell_text.get(raw_student)
@@ -255,48 +281,86 @@ def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, 
 
     Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
     """
-    from .gradebook import _alembic_head_in_process, gradebook_id
     from .report import read_results
 
     graded = Path(graded)
     results = read_results(graded)
-    name = results.name
     db = graded / "gradebook.db"
     if not db.is_file():
         raise FilledCsvError(f"{db} does not exist: was {graded} written by `mlcourse grade`?")
-    scripts = str(Path(sys.executable).parent)
-    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
-    import nbgrader.api
-    from nbgrader.api import Gradebook, MissingEntry
-
-    _alembic_head_in_process(nbgrader.api)
-    counts = {}
-    with warnings.catch_warnings(), Gradebook(f"sqlite:///{db}") as gb:
-        warnings.simplefilter("ignore")
-        assignment = gb.find_assignment(name)
-        if len(assignment.notebooks) != 1:
-            raise FilledCsvError(f"{db}: expected one notebook in {name}")
-        notebook = assignment.notebooks[0]
-        solution_ids = {c.name for c in notebook.solution_cells}
-        manual = {c.name: float(c.max_score) for c in notebook.grade_cells
-                  if c.name in solution_ids}
-        in_book = {s.id for s in gb.students}
-        students = [s for s in results.results if gradebook_id(s) in in_book]
+    try:
+        manual, in_book = gradebook.manual_layout(db, results.name)
+        students = [s for s in results.results if gradebook.gradebook_id(s) in in_book]
         rows = read_filled(paths, students, manual)
-        for (student, gid), (points, comment) in sorted(rows.items()):
-            try:
-                grade = gb.find_grade(gid, notebook.name, name, gradebook_id(student))
-            except MissingEntry:
-                raise FilledCsvError(f"{student} has no submission of {name} in {db}") from None
-            grade.manual_score = points
-            grade.needs_manual_grade = False
-            if comment:
-                try:
-                    gb.find_comment(gid, notebook.name, name,
-                                    gradebook_id(student)).manual_comment = comment
-                except MissingEntry:
-                    pass  # nbgrader keeps comments only for cells it registered as such
-            counts[gid] = counts.get(gid, 0) + 1
-        gb.db.commit()
-    return counts
+        return gradebook.write_manual_points(db, results.name, rows)
+    except FilledCsvError:
+        raise
+    except ValueError as exc:
+        raise FilledCsvError(str(exc)) from None
+
+
+# ------------------------------------------------------------------ a teaching assistant's work
+
+
+def _filled_rows(path):
+    """Rows of a manual-grading CSV that hold points or a comment (0 when none or unreadable)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return sum(1 for row in csv.DictReader(fh)
+                       if (row.get("points") or "").strip() or (row.get("comment") or "").strip())
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return 0
+
+
+def teaching_assistant_work(out: Path | str) -> list[str]:
+    """What a teaching assistant wrote into the graded folder ``out`` that grading it again
+    would replace: filled ``manual/*.csv`` files and manual points imported into
+    ``gradebook.db`` (each in words; empty when there is none)."""
+    out = Path(out)
+    found = []
+    for path in sorted((out / "manual").glob("*.csv")):
+        rows = _filled_rows(path)
+        if rows:
+            found.append(f"{path} ({rows} filled row{'s' if rows != 1 else ''})")
+    db = out / "gradebook.db"
+    if db.is_file():
+        grades = gradebook.imported_count(db)
+        if grades:
+            found.append(f"{db} ({grades} manual point{'s' if grades != 1 else ''} or comments "
+                         "imported by grade-import)")
+    return found
+
+
+def set_aside(out: Path | str) -> list[str]:
+    """Move the teaching assistant's work in ``out`` (:func:`teaching_assistant_work`) into
+    ``out/kept/<UTC time>/``; return what was moved (in words). Nothing is deleted."""
+    import datetime as dt
+
+    out = Path(out)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = out / "kept" / stamp
+    moved = []
+    paths = [p for p in sorted((out / "manual").glob("*.csv")) if _filled_rows(p)]
+    if (out / "gradebook.db").is_file() and gradebook.imported_count(out / "gradebook.db"):
+        paths.append(out / "gradebook.db")
+    for path in paths:
+        target.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target / path.name)
+        moved.append(f"moved {path} to {target / path.name}")
+    return moved
+
+
+# ------------------------------------------------------------------ the points, read back
+
+
+def read_manual_grades(graded: Path | str) -> dict[str, dict[str, tuple[float | None, str]]]:
+    """``{student: {grade_id: (manual points or None, the TA's comment)}}`` from the graded
+    folder's ``gradebook.db`` (what ``grade-import`` loaded); empty when there is none."""
+    from .report import read_results
+
+    graded = Path(graded)
+    results = read_results(graded)
+    db = graded / "gradebook.db"
+    if not db.is_file():
+        return {}
+    return gradebook.manual_points(db, results.name, results.results)

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from ..course import find_course_root
+
 #: CPython 3.11 and 3.12 can fail with "SystemError: AST constructor recursion depth mismatch"
 #: when ast.parse or compile run in several threads at once (python/cpython#106905, fixed in
 #: 3.13). The grader grades students in threads, so every parse and compile takes this lock.
@@ -38,18 +40,6 @@ def compile_cell(source: str, filename: str) -> CodeType:
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
-
-
-def find_course_root(start: Path | str | None = None) -> Path:
-    """The folder holding ``nbgrader_config.py`` (searched upward from ``start`` or cwd)."""
-    here = Path(start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "nbgrader_config.py").exists() and (folder / "solutions").is_dir():
-            return folder
-    fallback = Path(__file__).resolve().parents[2]  # the repository of an editable install
-    if (fallback / "solutions").is_dir():
-        return fallback
-    raise FileNotFoundError("no course folder (with nbgrader_config.py and solutions/) found")
 
 
 @dataclasses.dataclass

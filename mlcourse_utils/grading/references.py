@@ -1,9 +1,9 @@
 """Which public code an assignment's answers could be copied from: reference module, solution, stub.
 
 An assignment ``NAME`` asks for functions of the reference module ``mlcourse_utils.<module>``
-(:data:`REFERENCE_MODULES`; by default the module of the same name). Its answer cells' starting
-code is in the release ``exercises/NAME/NAME.ipynb`` and the instructor's answers in
-``solutions/NAME/NAME.ipynb``.
+(:data:`mlcourse_utils.course.REFERENCE_MODULES`; an assignment it lacks is an error). Its
+answer cells' starting code is in the release ``exercises/NAME/NAME.ipynb`` and the
+instructor's answers in ``solutions/NAME/NAME.ipynb``.
 """
 
 from __future__ import annotations
@@ -14,32 +14,18 @@ import types
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..course import reference_module_name
 from .notebook import cell_source, grade_id, is_answer_cell, read_notebook_cells
-
-#: Assignment name -> module of ``mlcourse_utils`` whose functions the tasks reimplement.
-REFERENCE_MODULES = {
-    "mle": "mle",
-    "bayes": "bayes",
-    "naive_bayes": "naive_bayes",
-    "gda": "gda",
-    "logistic_regression": "logistic",
-    "information_theory": "information",
-    "ridge_lasso": "regularization",
-}
 
 #: At most this many helper functions are added to a reference function's source.
 MAX_HELPERS = 12
 
 
-def reference_module(name: str) -> types.ModuleType | None:
-    """The reference module of assignment ``name`` (imported), or None if there is none."""
-    module = REFERENCE_MODULES.get(name, name)
-    if not module.isidentifier():
-        return None
-    try:
-        return importlib.import_module(f"mlcourse_utils.{module}")
-    except ImportError:
-        return None
+def reference_module(name: str) -> types.ModuleType:
+    """The reference module of assignment ``name`` (imported). ValueError for an assignment the
+    catalogue (:data:`~mlcourse_utils.course.REFERENCE_MODULES`) does not list: without it, the
+    comparison with the reference would silently be off."""
+    return importlib.import_module(f"mlcourse_utils.{reference_module_name(name)}")
 
 
 def _global_names(code):
@@ -100,10 +86,9 @@ def references(name: str, tasks: Iterable[str],
     found = {}
     for task in tasks:
         sources = []
-        if module is not None:
-            source = reference_source(module, task)
-            if source:
-                sources.append((f"{module.__name__}.{task}", source))
+        source = reference_source(module, task)
+        if source:
+            sources.append((f"{module.__name__}.{task}", source))
         if task in solution:
             sources.append((f"solutions/{name}/{name}.ipynb", solution[task]))
         found[task] = sources

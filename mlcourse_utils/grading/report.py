@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import atomic_open, write_text
 from .session import GradeResult, TestResult
 
 if TYPE_CHECKING:
@@ -26,13 +27,13 @@ def csv_text(value: object) -> str:
 
 def write_csvs(results: Mapping[str, GradeResult], assignment: Assignment, out: Path) -> None:
     """``out/grades.csv`` and ``out/task_scores.csv``: a row per student (and task), sorted."""
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["student_id", "assignment", "score", "max_score"])
         for student in sorted(results):
             w.writerow([csv_text(student), assignment.name, _fmt(results[student].score),
                         _fmt(assignment.max_score)])
-    with open(out / "task_scores.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(out / "task_scores.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["student_id", "assignment", "task", "score", "max_score"])
         for student in sorted(results):
@@ -60,8 +61,7 @@ def write_results(results: Mapping[str, GradeResult], assignment: Assignment,
     with the defences in force (:func:`~.sandbox.defences`) and figures of the run."""
     data = {"assignment": assignment.name, "defences": dict(defences or {}), "run": dict(run or {}),
             "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
-    (Path(out) / "results.json").write_text(json.dumps(data, indent=1, ensure_ascii=False),
-                                            encoding="utf-8")
+    write_text(Path(out) / "results.json", json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def read_results(out: Path | str) -> Results:
@@ -94,18 +94,88 @@ def _template():
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = _fmt
+    env.filters["rounded"] = lambda x: f"{round(x, 2):g}"  # as the grade files have it
     return env.get_template("feedback.html")
 
 
-def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str) -> None:
+def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str,
+                   manual: Mapping[str, tuple[float | None, str]] | None = None,
+                   late: Mapping[str, Any] | None = None) -> None:
     """One self-contained HTML page for a student: every task, each failing test in words.
 
     Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
     printed or raised appears as text, and the page's content security policy allows no
-    script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`).
+    script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`). ``manual``
+    (``{grade_id: (points or None, comment)}``, what ``grade-import`` loaded) adds the points
+    and comments of the answers graded by hand, and the total; ``late`` (the student's record
+    in :func:`.late.read_late_notes`, written by ``mlcourse export``) the late penalty.
     """
+    rows = []
+    if manual is not None:
+        rows = [{"grade_id": gid, "max": top, "points": manual.get(gid, (None, ""))[0],
+                 "comment": manual.get(gid, (None, ""))[1]} for gid, top in assignment.manual]
+    total = result.score + sum(r["points"] or 0.0 for r in rows)
+    total_max = assignment.max_score + sum(r["max"] for r in rows)
     page = _template().render(result=result, assignment=assignment,
                               notes=list(dict.fromkeys(result.notes)),
-                              output=result.output[-5000:] if result.output.strip() else "")
-    Path(path).write_text(page, encoding="utf-8")
+                              output=result.output[-5000:] if result.output.strip() else "",
+                              manual=rows, total=total, total_max=total_max,
+                              pending=any(r["points"] is None for r in rows),
+                              late=late if late and late.get("penalty", 0) > 0 else None)
+    write_text(path, page)
 
+
+#: nbgrader's ``generate_feedback`` writes ``feedback/<student>/<assignment>/...`` in its course
+#: folder; this file, written into every graded folder, sends it elsewhere so that ``feedback/``
+#: holds one format only (the pages of this module).
+NBGRADER_CONFIG = """\
+# Written by `mlcourse grade`. The feedback pages of this folder are mlcourse's (feedback/,
+# rebuilt with manual points by `mlcourse feedback`); nbgrader's own generate_feedback, if run
+# here, writes its different pages to nbgrader_feedback/ instead of mixing them in.
+c = get_config()  # noqa: F821
+c.CourseDirectory.feedback_directory = "nbgrader_feedback"
+"""
+
+
+@dataclasses.dataclass
+class Regenerated:
+    """What :func:`regenerate_feedback` wrote."""
+
+    pages: list[Path]
+    graded_by_hand: int       # students with every manually graded answer graded
+    pending: list[str]        # students with answers still to grade by hand
+    foreign: list[str]        # entries of feedback/ that are not a student's page
+
+
+def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> Regenerated:
+    """Write every student's feedback page in ``graded/feedback/`` again, now with the points
+    and comments of the answers graded by hand (from ``gradebook.db``), the total and the late
+    penalty of the last ``mlcourse export`` (``late.json``)."""
+    from .late import read_late_notes
+    from .manual import read_manual_grades
+    from .notebook import load_assignment
+
+    graded = Path(graded)
+    results = read_results(graded)
+    assignment = load_assignment(results.name, root)
+    manual = read_manual_grades(graded)
+    late = read_late_notes(graded)
+    folder = graded / "feedback"
+    folder.mkdir(exist_ok=True)
+    pages, complete, pending = [], 0, []
+    for student, result in sorted(results.results.items()):
+        if "/" in student or student in ("", ".", ".."):
+            continue
+        path = folder / f"{student}.html"
+        cells = manual.get(student, {}) if assignment.manual else None
+        write_feedback(result, assignment, path, cells, late.get(student))
+        pages.append(path)
+        if assignment.manual:
+            if all(cells.get(g, (None, ""))[0] is not None for g, _ in assignment.manual):
+                complete += 1
+            else:
+                pending.append(student)
+    ours = {p.name for p in pages}
+    foreign = sorted(e.name for e in folder.iterdir() if e.name not in ours
+                     and not e.name.startswith("."))
+    return Regenerated(pages, complete, pending, foreign)

@@ -13,10 +13,11 @@ import importlib.util
 REQUIRED_MODULES = {"nbgrader": "nbgrader", "tqdm": "tqdm", "jinja2": "jinja2",
                     "bleach": "bleach", "markdown_it": "markdown-it-py",
                     "mdit_py_plugins": "mdit-py-plugins", "yaml": "pyyaml",
-                    "dateutil": "python-dateutil"}
+                    "dateutil": "python-dateutil", "alembic": "alembic"}
 #: The offline MathJax of the manual-grading pages (a distribution without a module name).
 MATHJAX = "sphinx-mathjax-offline"
-INSTALL = "pip install 'mlcourse_utils[grading]'"
+#: An installable requirement: the course package is not on PyPI, so from its repository.
+INSTALL = "in the course repository, pip install '.[grading]' (or run `make` there)"
 
 
 def missing_dependencies() -> list[str]:

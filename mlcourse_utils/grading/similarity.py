@@ -27,16 +27,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
+from ..course import find_course_root
 from .fingerprints import Code, K, normalise
 from .notebook import (
     cell_source,
-    find_course_root,
     grade_id,
     is_answer_cell,
     load_assignment,
@@ -44,7 +45,7 @@ from .notebook import (
 )
 from .protocol import clean_text
 from .references import references, release_stubs
-from .submissions import Refused, find_submissions, read_submitted_file
+from .submissions import Refused, collect, read_submitted_file
 
 #: A task is flagged when one answer's own code is at least this share covered by the other.
 THRESHOLD = 0.8
@@ -328,10 +329,19 @@ def _total(a, b, kind, found, own_a, own_b, threshold, min_total):
 
 def read_answers(name: str, submissions: Path | str, notebook: str,
                  tasks: Iterable[str]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """``({student: {task: source}}, {student: reason it could not be read})``."""
+    """``({student: {task: source}}, {student: reason it could not be read})``.
+
+    SUBMISSIONS may be any layout :func:`~.submissions.collect` reads (an LMS's download too:
+    the students are then named by the LMS)."""
+    with tempfile.TemporaryDirectory(prefix="mlcourse-similarity-") as work:
+        found = collect(name, submissions, notebook, work).found
+        return _read_answers(found, tasks)
+
+
+def _read_answers(found, tasks):
     answers, unread = {}, {}
     wanted = set(tasks)
-    for student, path in find_submissions(name, submissions, notebook).items():
+    for student, path in found.items():
         if path is None:
             unread[student] = "no notebook was submitted"
             continue

@@ -12,6 +12,7 @@ import functools
 from collections import defaultdict
 from pathlib import Path
 
+from .._files import atomic_open, write_text
 from .protocol import clean_text
 from .report import csv_text
 from .similarity import ALL_TASKS, Report
@@ -30,7 +31,7 @@ CSV_COLUMNS = ["student_a", "student_b", "task", "score", "shared_fingerprints",
 
 def write_csv(report: Report, path: Path | str) -> None:
     """One row per flagged pair and task (``student_b`` is "reference" when ``kind`` is)."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
         for m in report.matches:
@@ -87,7 +88,7 @@ def write_html(report: Report, path: Path | str) -> None:
         colours=COLOURS, max_shown=MAX_SHOWN,
         n_pairs=sum(m.kind == "student" for m in report.matches),
         n_reference=sum(m.kind == "reference" for m in report.matches))
-    Path(path).write_text(page, encoding="utf-8")
+    write_text(path, page)
 
 
 def write_report(report: Report, out: Path | str) -> tuple[Path, Path]:

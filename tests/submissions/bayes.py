@@ -7,6 +7,10 @@ the task's test cells the mistake fails). Points per task: model_posterior 1 vis
 cases); beta_posterior, posterior_predictive_heads and beta_credible_interval 1 visible + 1 visible
 edge case + 2 hidden.
 HONEST: correct answers written differently from the reference; each must get full marks.
+SHORTCUTS (at the end): answers that avoid a task's own step (another formula, the naive
+unstable one, the chapter's printed function where the task needs one more step), as
+{label: (task, answer, score)}; each score is derived from the cells the answer passes and is
+below the task's full marks.
 """
 
 MODULE = "bayes"
@@ -238,4 +242,109 @@ HONEST = {
             "    print('predicting')\n"
             "    return np.array((n_heads + a) / (n_heads + n_tails + a + b))\n",
     },
+}
+
+# The two tasks beyond the chapter: each has a visible worked example (2 points), a visible edge
+# or large-count case (2), and two hidden cells (4 + 4: random inputs, and edge cases).
+
+WRONG["gamma_poisson_posterior"] = [
+    # Counts and hours swapped in the update (hours added to alpha, counts to beta): the visible
+    # edge cell's empty data would pass, but its second case does not, so every cell fails.
+    ("import numpy as np\n"
+     "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
+     "    k = np.asarray(counts, float)\n"
+     "    t = np.ones_like(k) if exposure is None else np.asarray(exposure, float)\n"
+     "    return float(alpha + t.sum()), float(beta + k.sum())\n", 0),
+]
+WRONG["beta_bernoulli_log_evidence"] = [
+    # The prior's normaliser forgotten: log B(a + N_H, b + N_T) alone. Right only when
+    # B(a, b) = 1 (a = b = 1), which every cell mixes with other priors.
+    ("from scipy.special import betaln\n"
+     "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+     "    return float(betaln(a + n_heads, b + n_tails))\n", 0),
+]
+
+HONEST["beyond_the_chapter_loops"] = {
+    "gamma_poisson_posterior":
+        "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
+        "    counts = list(counts)\n"
+        "    if exposure is None:\n"
+        "        exposure = [1] * len(counts)\n"
+        "    for k, t in zip(counts, exposure):\n"
+        "        alpha, beta = alpha + k, beta + t\n"
+        "    return [alpha, beta]\n",
+    # The evidence as the product of sequential posterior predictives (heads first, then tails:
+    # the order does not matter), summed in log space.
+    "beta_bernoulli_log_evidence":
+        "import math\n"
+        "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+        "    total, h, t = 0.0, 0, 0\n"
+        "    for _ in range(int(n_heads)):\n"
+        "        total += math.log((a + h) / (a + b + h + t)); h += 1\n"
+        "    for _ in range(int(n_tails)):\n"
+        "        total += math.log((b + t) / (a + b + h + t)); t += 1\n"
+        "    return total\n",
+}
+HONEST["beyond_the_chapter_gammaln"] = {
+    "beta_bernoulli_log_evidence":
+        "import numpy as np\n"
+        "from scipy.special import gammaln\n"
+        "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+        "    n = n_heads + n_tails\n"
+        "    return np.array(gammaln(a + n_heads) + gammaln(b + n_tails) - gammaln(a + b + n)\n"
+        "                    - gammaln(a) - gammaln(b) + gammaln(a + b))\n",
+    "gamma_poisson_posterior":
+        "import numpy as np\n"
+        "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
+        "    hours = len(counts) if exposure is None else np.sum(exposure)\n"
+        "    return np.float64(alpha + np.sum(counts)), np.array(beta + hours, dtype=float)\n",
+}
+
+# Answers a student might try instead of solving the task: {label: (task, answer, score)}.
+# Each must score below the task's full marks (12); the score is derived from which cells the
+# answer passes.
+SHORTCUTS = {
+    # Section 7's update without exposures (beta + N): right only with no data or one-hour
+    # periods; each cell has a case with exposures.
+    "exposure_ignored": ("gamma_poisson_posterior",
+                         "import numpy as np\n"
+                         "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
+                         "    k = np.asarray(counts, float)\n"
+                         "    return float(alpha + k.sum()), float(beta + k.size)\n", 0),
+    # The Beta-Bernoulli update of the chapter read as (alpha + heads, beta + tails) with
+    # "tails" = hours - counts: right only when every count is 0, as in both cases of the
+    # visible edge cell (2 points); the other cells have e-mails.
+    "beta_update": ("gamma_poisson_posterior",
+                    "import numpy as np\n"
+                    "def gamma_poisson_posterior(alpha, beta, counts, exposure=None):\n"
+                    "    k = np.asarray(counts, float)\n"
+                    "    t = np.ones_like(k) if exposure is None else np.asarray(exposure, float)\n"
+                    "    return float(alpha + k.sum()), float(beta + t.sum() - k.sum())\n", 2),
+    # The naive formula log(B(a + N_H, b + N_T) / B(a, b)) with scipy's beta function: right
+    # for short sequences (visible example 2, hidden random 4), -inf once the evidence
+    # underflows (visible edge with 5000 flips, hidden edge).
+    "naive_beta": ("beta_bernoulli_log_evidence",
+                   "import numpy as np\n"
+                   "from scipy.special import beta\n"
+                   "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+                   "    return float(np.log(beta(a + n_heads, b + n_tails) / beta(a, b)))\n", 6),
+    # The evidence of the count (any order): the binomial coefficient added. Right when it is 1
+    # (no flips, all heads), which no cell has alone.
+    "count_not_sequence": ("beta_bernoulli_log_evidence",
+                           "from scipy.special import betaln, gammaln\n"
+                           "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+                           "    n = n_heads + n_tails\n"
+                           "    log_comb = gammaln(n + 1) - gammaln(n_heads + 1) -"
+                           " gammaln(n_tails + 1)\n"
+                           "    return float(log_comb + betaln(a + n_heads, b +"
+                           " n_tails) - betaln(a, b))\n",
+                           0),
+    # The likelihood at the chapter's printed estimate (posterior mean plugged in) instead of
+    # the integral: too large everywhere but on empty data.
+    "plug_in_posterior_mean": ("beta_bernoulli_log_evidence",
+                               "import numpy as np\n"
+                               "from scipy.special import xlogy, xlog1py\n"
+                               "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+                               "    m = (a + n_heads) / (a + b + n_heads + n_tails)\n"
+                               "    return float(xlogy(n_heads, m) + xlog1py(n_tails, -m))\n", 0),
 }

@@ -6,6 +6,10 @@ lda_coefficients 1 visible + 1 visible edge case + 2 hidden; regularized_cov 1 v
 end points lambda = 0 and 1) + 2 hidden; nearest_centroid_predict 1 visible + 2 hidden + 1 exact
 ties (visible checks, then hidden cases).
 HONEST: correct answers written differently from the reference; each must get full marks.
+SHORTCUTS (at the end): answers that avoid a task's own step (another formula, the naive
+unstable one, the chapter's printed function where the task needs one more step), as
+{label: (task, answer, score)}; each score is derived from the cells the answer passes and is
+below the task's full marks.
 """
 
 MODULE = "gda"
@@ -380,4 +384,148 @@ HONEST = {
             "                  VI=np.linalg.inv(np.asarray(cov, float)))\n"
             "    return d.argmin(axis=1)\n",
     },
+}
+
+# The two tasks beyond the chapter: each has a visible worked example (2 points), a visible edge
+# case (2), and two hidden cells (4 + 4: random inputs, and edge cases).
+
+WRONG["map_covariance"] = [
+    # The scatter taken around 0 instead of the sample mean: fails every cell (no case is
+    # centred at the origin).
+    ("import numpy as np\n"
+     "def map_covariance(X, Psi, nu):\n"
+     "    X = np.asarray(X, float); n, d = X.shape\n"
+     "    return (np.asarray(Psi, float) + X.T @ X) / (nu + n + d + 1)\n", 0),
+]
+WRONG["fisher_directions"] = [
+    # scipy's eigenvalues come in increasing order; not reversing them returns the directions
+    # with the smallest J first: fails every cell.
+    ("import numpy as np, scipy.linalg\n"
+     "def fisher_directions(X, y, n_components):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y); m = X.mean(0)\n"
+     "    Sw = np.zeros((X.shape[1],) * 2); Sb = np.zeros_like(Sw)\n"
+     "    for c in np.unique(y):\n"
+     "        Xc = X[y == c]; mc = Xc.mean(0)\n"
+     "        Sw += (Xc - mc).T @ (Xc - mc) / len(y)\n"
+     "        Sb += len(Xc) / len(y) * np.outer(mc - m, mc - m)\n"
+     "    return scipy.linalg.eigh(Sb, Sw)[1][:, :n_components]\n", 0),
+]
+
+HONEST["beyond_the_chapter_loops"] = {
+    "map_covariance":
+        "import numpy as np\n"
+        "def map_covariance(X, Psi, nu):\n"
+        "    X = np.asarray(X, dtype=float)\n"
+        "    mean = X.mean(axis=0)\n"
+        "    S = np.array(Psi, dtype=float)\n"
+        "    for x in X:\n"
+        "        S += np.outer(x - mean, x - mean)\n"
+        "    return (S / (nu + len(X) + X.shape[1] + 1)).tolist()\n",
+    # Whitening with the Cholesky factor of Sigma_W, then a symmetric eigenproblem.
+    "fisher_directions":
+        "import numpy as np\n"
+        "def fisher_directions(X, y, n_components):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y)\n"
+        "    classes = np.unique(y)\n"
+        "    means = np.array([X[y == c].mean(0) for c in classes])\n"
+        "    weights = np.array([np.mean(y == c) for c in classes])\n"
+        "    resid = X - means[np.searchsorted(classes, y)]\n"
+        "    Sw = resid.T @ resid / len(X)\n"
+        "    dev = means - X.mean(0)\n"
+        "    Sb = (dev * weights[:, None]).T @ dev\n"
+        "    L = np.linalg.cholesky(Sw)\n"
+        "    Linv = np.linalg.inv(L)\n"
+        "    vals, vecs = np.linalg.eigh(Linv @ Sb @ Linv.T)\n"
+        "    order = np.argsort(vals)[::-1][:n_components]\n"
+        "    return Linv.T @ vecs[:, order]\n",
+}
+HONEST["beyond_the_chapter_eig"] = {
+    # The non-symmetric eigenproblem of inv(Sigma_W) Sigma_B, then each column rescaled, with
+    # the opposite signs of the reference allowed.
+    "fisher_directions":
+        "import numpy as np\n"
+        "def fisher_directions(X, y, n_components):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y)\n"
+        "    D = X.shape[1]; Sw = np.zeros((D, D)); Sb = np.zeros((D, D)); m = X.mean(0)\n"
+        "    for c in np.unique(y):\n"
+        "        Xc = X[y == c]; mc = Xc.mean(0)\n"
+        "        Sw += (Xc - mc).T @ (Xc - mc)\n"
+        "        Sb += len(Xc) * np.outer(mc - m, mc - m)\n"
+        "    Sw /= len(y); Sb /= len(y)\n"
+        "    vals, vecs = np.linalg.eig(np.linalg.solve(Sw, Sb))\n"
+        "    order = np.argsort(-vals.real)[:n_components]\n"
+        "    W = vecs[:, order].real\n"
+        "    W = W / np.sqrt(np.einsum('ik,ij,jk->k', W, Sw, W))\n"
+        "    return -W\n",
+    # The scatter from the raw second moment, X'X - N m m'.
+    "map_covariance":
+        "import numpy as np\n"
+        "def map_covariance(X, Psi, nu):\n"
+        "    X = np.array(X, dtype=float)\n"
+        "    N, D = X.shape\n"
+        "    m = X.sum(axis=0) / N\n"
+        "    S = X.T @ X - N * np.outer(m, m)\n"
+        "    return (S + np.asarray(Psi)) * (1.0 / (N + D + nu + 1))\n",
+}
+
+# Answers a student might try instead of solving the task: {label: (task, answer, score)}.
+# Each must score below the task's full marks (12); the score is derived from which cells the
+# answer passes.
+SHORTCUTS = {
+    # The maximum-likelihood covariance of the chapter (fit_qda's), ignoring the prior: fails
+    # every cell (the prior always matters; with one sample it is all there is).
+    "ml_covariance": ("map_covariance",
+                      "import numpy as np\n"
+                      "def map_covariance(X, Psi, nu):\n"
+                      "    X = np.asarray(X, float); C = X - X.mean(0)\n"
+                      "    return C.T @ C / len(X)\n", 0),
+    # The posterior mean (Psi + S) / (nu + N - D - 1) instead of the mode: fails every cell.
+    "posterior_mean": ("map_covariance",
+                       "import numpy as np\n"
+                       "def map_covariance(X, Psi, nu):\n"
+                       "    X = np.asarray(X, float); n, d = X.shape; C = X - X.mean(0)\n"
+                       "    return (np.asarray(Psi, float) + C.T @ C) / (nu + n - d - 1)\n", 0),
+    # Section 5's shrinkage with a weight from the prior: lam Psi / nu + (1 - lam) S / N with
+    # lam = nu / (nu + N), i.e. (Psi + S) / (nu + N), the D + 1 of the prior's density lost:
+    # fails every cell.
+    "shrink_towards_prior": ("map_covariance",
+                             "import numpy as np\n"
+                             "def map_covariance(X, Psi, nu):\n"
+                             "    X = np.asarray(X, float); n = len(X); C = X - X.mean(0)\n"
+                             "    lam = nu / (nu + n)\n"
+                             "    return lam * np.asarray(Psi, float) / nu + (1 - lam)"
+                             " * C.T @ C / n\n",
+                             0),
+    # The difference of the means, scaled to w' Sigma_W w = 1: Fisher without Sigma_W's
+    # direction (the answer for an isotropic covariance, the section-7 derivation): fails every
+    # cell.
+    "mean_difference": ("fisher_directions",
+                        "import numpy as np\n"
+                        "def fisher_directions(X, y, n_components):\n"
+                        "    X = np.asarray(X, float); y = np.asarray(y); cl = np.unique(y)\n"
+                        "    mu = np.array([X[y == c].mean(0) for c in cl])\n"
+                        "    R = X - mu[np.searchsorted(cl, y)]; Sw = R.T @ R / len(X)\n"
+                        "    W = (mu[1:] - mu[0]).T[:, :n_components]\n"
+                        "    return W / np.sqrt(np.einsum('ik,ij,jk->k', W, Sw, W))\n", 0),
+    # LDA's weight differences Sigma_W^-1 (mu_c - mu_0) from the chapter, unscaled: the right
+    # direction for two classes but the wrong length; fails every cell.
+    "lda_weights": ("fisher_directions",
+                    "import numpy as np\n"
+                    "def fisher_directions(X, y, n_components):\n"
+                    "    X = np.asarray(X, float); y = np.asarray(y); cl = np.unique(y)\n"
+                    "    mu = np.array([X[y == c].mean(0) for c in cl])\n"
+                    "    R = X - mu[np.searchsorted(cl, y)]; Sw = R.T @ R / len(X)\n"
+                    "    return np.linalg.solve(Sw, (mu[1:] - mu[0]).T)[:, :n_components]\n", 0),
+    # The generalised eigenvectors with unit Euclidean length (np.linalg.eig's scaling) instead
+    # of w' Sigma_W w = 1: fails every cell.
+    "unit_length": ("fisher_directions",
+                    "import numpy as np\n"
+                    "def fisher_directions(X, y, n_components):\n"
+                    "    X = np.asarray(X, float); y = np.asarray(y); cl = np.unique(y)\n"
+                    "    mu = np.array([X[y == c].mean(0) for c in cl]); m = X.mean(0)\n"
+                    "    R = X - mu[np.searchsorted(cl, y)]; Sw = R.T @ R / len(X)\n"
+                    "    w = np.array([np.mean(y == c) for c in cl])\n"
+                    "    Sb = ((mu - m) * w[:, None]).T @ (mu - m)\n"
+                    "    vals, vecs = np.linalg.eig(np.linalg.solve(Sw, Sb))\n"
+                    "    return vecs[:, np.argsort(-vals.real)[:n_components]].real\n", 0),
 }

@@ -3,6 +3,10 @@
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
 the task's test cells the mistake fails). Points per task: a visible cell worth 1 and a hidden
 cell worth 2; two_part_codelength has a third cell for the ValueError cases worth 1 (4 in all).
+The tasks beyond the chapter, js_divergence and entropy_rate, have a visible cell worth 2, an
+edge-case cell worth 2 and hidden tests worth 6 (10 each).
+SHORTCUTS: the answer of the nearest printed example, with its score (below full marks), as
+{label: (task, answer, score)}.
 HONEST: correct answers written differently from the reference; each must get full marks.
 Huffman answers are judged by expected length and Kraft's inequality, so honest variants may
 break ties differently from the reference.
@@ -483,4 +487,143 @@ HONEST = {
             "        heapq.heappush(heap, (wa + wb, a + b))\n"
             "    return tuple(L)\n",
     },
+}
+
+# ---------------------------------------------------------------- tasks beyond the chapter
+# js_divergence and entropy_rate: a visible cell (2), an edge-case cell (2) and hidden tests
+# (6), 10 each.
+WRONG["js_divergence"] = [
+    # The average not halved: m = p + q.
+    ("import numpy as np\n"
+     "def js_divergence(p, q, base=2):\n"
+     "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+     "    m = p + q\n"
+     "    def kl(a):\n"
+     "        used = a > 0\n"
+     "        return np.sum(a[used] * np.log(a[used] / m[used]))\n"
+     "    return float((kl(p) + kl(q)) / 2 / np.log(base))\n", 0),
+    # Only the first half: KL(p || m), not symmetric. The edge cases are mirror images
+    # (KL(p || m) = KL(q || m) there), so only the visible and hidden cells catch it: 2.
+    ("import numpy as np\n"
+     "def js_divergence(p, q, base=2):\n"
+     "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+     "    m = (p + q) / 2\n"
+     "    used = p > 0\n"
+     "    return float(np.sum(p[used] * np.log(p[used] / m[used])) / np.log(base))\n", 2),
+    # base ignored (always bits): right on everything but the nats (visible) and other bases.
+    ("import numpy as np\n"
+     "def js_divergence(p, q, base=2):\n"
+     "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+     "    m = (p + q) / 2\n"
+     "    def kl(a):\n"
+     "        used = a > 0\n"
+     "        return np.sum(a[used] * np.log2(a[used] / m[used]))\n"
+     "    return float((kl(p) + kl(q)) / 2)\n", 2),
+    # 0 log 0 computed literally: nan where p or q is zero.
+    ("import numpy as np\n"
+     "def js_divergence(p, q, base=2):\n"
+     "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+     "    m = (p + q) / 2\n"
+     "    with np.errstate(all='ignore'):\n"
+     "        total = np.sum(p * np.log(p / m)) + np.sum(q * np.log(q / m))\n"
+     "        return float(total / 2 / np.log(base))\n",
+     0),
+]
+WRONG["entropy_rate"] = [
+    # The rows' entropies averaged with equal weights (pi taken as uniform).
+    ("import numpy as np\n"
+     "def entropy_rate(P, base=2):\n"
+     "    P = np.asarray(P, float)\n"
+     "    logs = np.log(np.where(P > 0, P, 1.0))\n"
+     "    return float(-np.mean(np.sum(P * logs, axis=1)) / np.log(base))\n", 0),
+    # pi from the right eigenvector of P (which is constant), not the left one.
+    ("import numpy as np\n"
+     "def entropy_rate(P, base=2):\n"
+     "    P = np.asarray(P, float)\n"
+     "    vals, vecs = np.linalg.eig(P)\n"
+     "    pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))]); pi = pi / pi.sum()\n"
+     "    logs = np.log(np.where(P > 0, P, 1.0))\n"
+     "    return float(-pi @ np.sum(P * logs, axis=1) / np.log(base))\n", 0),
+    # base ignored.
+    ("import numpy as np\n"
+     "def entropy_rate(P, base=2):\n"
+     "    P = np.asarray(P, float); K = len(P)\n"
+     "    A = P.T - np.eye(K); A[-1] = 1.0\n"
+     "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
+     "    logs = np.log2(np.where(P > 0, P, 1.0))\n"
+     "    return float(-pi @ np.sum(P * logs, axis=1))\n", 2),
+]
+HONEST["loops"]["js_divergence"] = (
+    "import math\n"
+    "def js_divergence(p, q, base=2):\n"
+    "    total = 0.0\n"
+    "    for a, b in zip(p, q):\n"
+    "        m = (a + b) / 2\n"
+    "        if a > 0:\n"
+    "            total += a * math.log(a / m) / 2\n"
+    "        if b > 0:\n"
+    "            total += b * math.log(b / m) / 2\n"
+    "    return total / math.log(base)\n")
+HONEST["loops"]["entropy_rate"] = (
+    # pi by power iteration on the lazy chain (I + P) / 2 (same pi, no periodicity).
+    "import math\n"
+    "import numpy as np\n"
+    "def entropy_rate(P, base=2):\n"
+    "    P = np.asarray(P, dtype=float); K = len(P)\n"
+    "    lazy = (np.eye(K) + P) / 2\n"
+    "    pi = np.full(K, 1.0 / K)\n"
+    "    for _ in range(100000):\n"
+    "        new = pi @ lazy\n"
+    "        if np.abs(new - pi).max() < 1e-15:\n"
+    "            break\n"
+    "        pi = new\n"
+    "    total = 0.0\n"
+    "    for i in range(K):\n"
+    "        for j in range(K):\n"
+    "            if P[i, j] > 0:\n"
+    "                total -= pi[i] * P[i, j] * math.log(P[i, j], base)\n"
+    "    return total\n")
+HONEST["scipy_and_numpy_types"]["js_divergence"] = (
+    # H(m) - (H(p) + H(q)) / 2 with scipy.special.xlogy; a numpy scalar.
+    "import numpy as np\n"
+    "from scipy.special import xlogy\n"
+    "def js_divergence(p, q, base=2):\n"
+    "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+    "    H = lambda a: -np.sum(xlogy(a, a))\n"
+    "    return np.maximum(H((p + q) / 2) - (H(p) + H(q)) / 2, 0.0) / np.log(base)\n")
+HONEST["scipy_and_numpy_types"]["entropy_rate"] = (
+    # pi as the left eigenvector of P for the eigenvalue 1 (scipy.linalg.eig).
+    "import numpy as np\n"
+    "from scipy import linalg\n"
+    "from scipy.special import xlogy\n"
+    "def entropy_rate(P, base=2):\n"
+    "    P = np.asarray(P, float)\n"
+    "    vals, left = linalg.eig(P, left=True, right=False)\n"
+    "    pi = np.real(left[:, np.argmin(np.abs(vals - 1))])\n"
+    "    pi = pi / pi.sum()\n"
+    "    return pi @ (-np.sum(xlogy(P, P), axis=1)) / np.log(base)\n")
+
+SHORTCUTS = {
+    # The nearest printed example: the KL divergence, symmetrised. Infinite for disjoint
+    # supports and another number elsewhere: 0 of 10.
+    "js_symmetrised_kl": ("js_divergence",
+        "import numpy as np\n"
+        "def js_divergence(p, q, base=2):\n"
+        "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+        "    def kl(a, b):\n"
+        "        used = a > 0\n"
+        "        if np.any(b[used] == 0):\n"
+        "            return np.inf\n"
+        "        return np.sum(a[used] * np.log(a[used] / b[used]))\n"
+        "    return float((kl(p, q) + kl(q, p)) / 2 / np.log(base))\n", 0),
+    # The nearest printed example: the entropy of the stationary distribution, H(pi), as if
+    # the symbols were independent. Right only when every row is pi: 0 of 10.
+    "entropy_rate_of_pi": ("entropy_rate",
+        "import numpy as np\n"
+        "def entropy_rate(P, base=2):\n"
+        "    P = np.asarray(P, float); K = len(P)\n"
+        "    A = P.T - np.eye(K); A[-1] = 1.0\n"
+        "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
+        "    pi = pi[pi > 0]\n"
+        "    return float(-np.sum(pi * np.log(pi)) / np.log(base))\n", 0),
 }

@@ -2,7 +2,11 @@
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
 the task's test cells the mistake fails). Points per task: the worked example (visible, 1), one
-edge case (visible, 1) and the hidden tests (2), 4 in all.
+edge case (visible, 1) and the hidden tests (2), 4 in all; the two fits also have a cell that
+checks their first steps (1), 5 in all. The probit tasks (beyond the chapter): probit_nll 2 + 2 +
+4 = 8, probit_nll_grad 2 + 2 + 5 = 9, fit_probit_regression 2 + 2 (steps) + 5 = 9.
+SHORTCUTS: what a student might hand in instead of the prescribed method, with its score, as
+{label: (task, answer, score)}.
 HONEST: correct answers written differently from the reference; each must get full marks.
 """
 
@@ -115,13 +119,13 @@ WRONG = {
         ("import numpy as np\n"
          "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
          "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
-         "    r = 1 / (1 + np.exp(-(X @ w + b))) - np.asarray(y, float)\n"
+         "    r = np.exp(-np.logaddexp(0, -(X @ w + b))) - np.asarray(y, float)\n"
          "    return X.T @ r, float(r.sum())\n", 1),
         # The bias gets the penalty's derivative too.
         ("import numpy as np\n"
          "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
          "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
-         "    r = 1 / (1 + np.exp(-(X @ w + b))) - np.asarray(y, float)\n"
+         "    r = np.exp(-np.logaddexp(0, -(X @ w + b))) - np.asarray(y, float)\n"
          "    return X.T @ r + l2 * w, float(r.sum() + l2 * b)\n", 1),
         # The mean over samples instead of the sum.
         ("import numpy as np\n"
@@ -360,10 +364,13 @@ HONEST = {
             "        step += 1\n",
     },
     "scipy_and_lists": {
+        # exp(log sigma(t)) with scipy's log_expit (scipy's expit is in SHORTCUTS: it loses the
+        # subnormal values like the naive formula).
         "sigmoid":
-            "from scipy.special import expit\n"
+            "import numpy as np\n"
+            "from scipy.special import log_expit\n"
             "def sigmoid(t):\n"
-            "    return expit(t)\n",
+            "    return np.exp(log_expit(t))\n",
         "logistic_nll":
             "import numpy as np\n"
             "from scipy.special import log_expit\n"
@@ -402,18 +409,26 @@ HONEST = {
             "    return classes, theta[:-1], list(b)\n",
     },
     "warnings_and_prints": {
-        # The plain formula: right values, with an overflow warning for t < -709.
+        # A stable formula that prints and warns (the naive 1 / (1 + exp(-t)) is in SHORTCUTS).
         "sigmoid":
             "import sys\n"
+            "import warnings\n"
             "import numpy as np\n"
             "def sigmoid(t):\n"
             "    print('sigmoid called', file=sys.stderr)\n"
-            "    return 1 / (1 + np.exp(-np.asarray(t, dtype=float)))\n",
+            "    warnings.warn('a harmless warning from the student')\n"
+            "    return np.exp(-np.logaddexp(0.0, -np.asarray(t, dtype=float)))\n",
+        # The stable sigmoid in one expression, and a warning of the student's own.
         "logistic_nll_grad":
+            "import warnings\n"
             "import numpy as np\n"
             "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
+            "    warnings.warn('computing a gradient')\n"
             "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
-            "    r = 1 / (1 + np.exp(-(X @ w + b))) - np.asarray(y, float)   # may warn: harmless\n"
+            "    a = X @ w + b\n"
+            "    e = np.exp(-np.abs(a))\n"
+            "    p = np.where(a >= 0, 1.0, e) / (1.0 + e)\n"
+            "    r = p - np.asarray(y, float)\n"
             "    return X.T @ r + l2 * w, r.sum()\n",
         "fit_logistic_regression":
             "import sys\n"
@@ -440,4 +455,227 @@ HONEST = {
             "    A = np.asarray(A, dtype=float)\n"
             "    return np.exp(A - logsumexp(A, axis=-1, keepdims=True))\n",
     },
+}
+
+# ---------------------------------------------------------------- tasks beyond the chapter
+_PROBIT_LOG = (
+    "import numpy as np\n"
+    "from scipy.special import log_ndtr\n"
+)
+WRONG["probit_nll"] = [
+    # The mean over samples instead of the sum.
+    (_PROBIT_LOG +
+     "def probit_nll(w, b, X, y, l2=0.0):\n"
+     "    w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+     "    z = s * (np.asarray(X, float) @ w + b)\n"
+     "    return float(-np.mean(log_ndtr(z)) + 0.5 * l2 * w @ w)\n", 0),
+    # log Phi(a) for both classes (1 - Phi(a) forgotten for class 0): the symmetric edge case
+    # (two right and two wrong points, one of each per class) cannot tell: 2.
+    (_PROBIT_LOG +
+     "def probit_nll(w, b, X, y, l2=0.0):\n"
+     "    w = np.asarray(w, float)\n"
+     "    return float(-np.sum(log_ndtr(np.asarray(X, float) @ w + b)) + 0.5 * l2 * w @ w)\n", 2),
+    # The bias penalised too: right whenever b = 0 (the edge case).
+    (_PROBIT_LOG +
+     "def probit_nll(w, b, X, y, l2=0.0):\n"
+     "    w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+     "    z = s * (np.asarray(X, float) @ w + b)\n"
+     "    return float(-np.sum(log_ndtr(z)) + 0.5 * l2 * (w @ w + b * b))\n", 2),
+]
+WRONG["probit_nll_grad"] = [
+    # Wrong sign (the gradient of the log-likelihood).
+    (_PROBIT_LOG +
+     "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+     "    X = np.asarray(X, float); w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+     "    z = s * (X @ w + b)\n"
+     "    g = s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+     "    return X.T @ g + l2 * w, float(g.sum())\n", 0),
+    # The penalty's derivative l2 w missing: right only for l2 = 0 (the edge case).
+    (_PROBIT_LOG +
+     "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+     "    X = np.asarray(X, float); w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+     "    z = s * (X @ w + b)\n"
+     "    g = -s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+     "    return X.T @ g, float(g.sum())\n", 2),
+    # The logistic residual sigma(a) - y in place of the probit factor (the chapter's gradient).
+    ("import numpy as np\n"
+     "from scipy.special import expit\n"
+     "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+     "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+     "    r = expit(X @ w + b) - np.asarray(y, float)\n"
+     "    return X.T @ r + l2 * w, float(r.sum())\n", 0),
+]
+_PROBIT_FIT = (
+    _PROBIT_LOG +
+    "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+    "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
+    "    w, b = np.zeros(X.shape[1]), 0.0\n"
+    "    for _ in range(max_iter):\n"
+    "        z = s * (X @ w + b)\n"
+    "        g = -s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+    "        gw, gb = X.T @ g + {penalty} * w, g.sum()\n"
+    "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
+    "            break\n"
+    "        w, b = w {sign} lr * gw, b {sign} lr * gb\n"
+    "    return w, b\n"
+)
+WRONG["fit_probit_regression"] = [
+    # Gradient ascent.
+    (_PROBIT_FIT.replace("{penalty}", "l2").replace("{sign}", "+"), 0),
+    # The penalty left out of the gradient: the first step (at w = 0) is still right, but not
+    # the later steps or the minimiser.
+    (_PROBIT_FIT.replace("{penalty}", "0.0").replace("{sign}", "-"), 0),
+    # Logistic regression fitted instead (the chapter's fit).
+    ("import numpy as np\n"
+     "from scipy.special import expit\n"
+     "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+     "    w, b = np.zeros(X.shape[1]), 0.0\n"
+     "    for _ in range(max_iter):\n"
+     "        r = expit(X @ w + b) - y\n"
+     "        gw, gb = X.T @ r + l2 * w, r.sum()\n"
+     "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
+     "            break\n"
+     "        w, b = w - lr * gw, b - lr * gb\n"
+     "    return w, b\n", 0),
+]
+HONEST["loops"]["probit_nll"] = (
+    # Per sample with scipy.stats.norm.logcdf and the two-class form.
+    "from scipy.stats import norm\n"
+    "def probit_nll(w, b, X, y, l2=0.0):\n"
+    "    total = 0.0\n"
+    "    for x, label in zip(X, y):\n"
+    "        a = sum(wi * xi for wi, xi in zip(w, x)) + b\n"
+    "        total -= norm.logcdf(a) if label == 1 else norm.logsf(a)\n"
+    "    return float(total + 0.5 * l2 * sum(wi * wi for wi in w))\n")
+HONEST["loops"]["probit_nll_grad"] = (
+    # The two classes separately, each ratio in log space with scipy.stats.norm.
+    "import numpy as np\n"
+    "from scipy.stats import norm\n"
+    "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+    "    X = np.asarray(X, float); w = np.asarray(w, float); y = np.asarray(y)\n"
+    "    a = X @ w + b\n"
+    "    g = np.empty(len(a))\n"
+    "    for n in range(len(a)):\n"
+    "        if y[n] == 1:\n"
+    "            g[n] = -np.exp(norm.logpdf(a[n]) - norm.logcdf(a[n]))\n"
+    "        else:\n"
+    "            g[n] = np.exp(norm.logpdf(a[n]) - norm.logsf(a[n]))\n"
+    "    return list(X.T @ g + l2 * w), g.sum()\n")
+HONEST["loops"]["fit_probit_regression"] = (
+    # The ratio by scipy.special.erfcx; the parameters stacked as theta = (w, b).
+    "import numpy as np\n"
+    "from scipy.special import erfcx\n"
+    "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+    "    X = np.asarray(X, dtype=float)\n"
+    "    s = np.where(np.asarray(y) == 1, 1.0, -1.0)\n"
+    "    Xt = np.column_stack([X, np.ones(len(X))])\n"
+    "    theta = np.zeros(Xt.shape[1])\n"
+    "    mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
+    "    for k in range(max_iter):\n"
+    "        z = s * (Xt @ theta)\n"
+    "        with np.errstate(over='ignore'):\n"
+    "            ratio = np.sqrt(2 / np.pi) / erfcx(-z / np.sqrt(2))\n"
+    "        g = Xt.T @ (-s * ratio) + l2 * mask * theta\n"
+    "        if np.abs(g).max() <= tol:\n"
+    "            break\n"
+    "        theta = theta - lr * g\n"
+    "    return theta[:-1], theta[-1]\n")
+
+SHORTCUTS = {
+    # The naive formula: right to 1e-300, but it overflows for t < -709 and returns 0 where
+    # sigma(t) is a subnormal number. Visible 1; edge case and hidden tests 0: 1 of 4.
+    "sigmoid_naive_formula": ("sigmoid",
+        "import numpy as np\n"
+        "def sigmoid(t):\n"
+        "    return 1 / (1 + np.exp(-np.asarray(t, dtype=float)))\n", 1),
+    # A library call: scipy.special.expit computes the same formula (no overflow warning,
+    # but 0 where sigma(t) is subnormal): 1 of 4.
+    "sigmoid_scipy_expit": ("sigmoid",
+        "from scipy.special import expit\n"
+        "def sigmoid(t):\n"
+        "    return expit(t)\n", 1),
+    # Another optimiser (L-BFGS through scipy.optimize.minimize): the minimiser (visible 1,
+    # hidden 2), not the steps (edge 0, steps 0): 3 of 5.
+    "fit_logistic_lbfgs": ("fit_logistic_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
+        "    def f(theta):\n"
+        "        a = Xt @ theta\n"
+        "        p = np.exp(-np.logaddexp(0, -a))\n"
+        "        loss = np.sum(np.logaddexp(0, a) - y * a) + 0.5 * l2 * np.sum(mask * theta**2)\n"
+        "        return loss, Xt.T @ (p - y) + l2 * mask * theta\n"
+        "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    return res.x[:-1], res.x[-1]\n", 3),
+    # L-BFGS: the minimiser (visible 1, edge 1, hidden 2), not the steps: 4 of 5.
+    "fit_softmax_lbfgs": ("fit_softmax_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "from scipy.special import logsumexp\n"
+        "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float)\n"
+        "    classes, index = np.unique(y, return_inverse=True)\n"
+        "    N, D, C = X.shape[0], X.shape[1], len(classes)\n"
+        "    T = np.eye(C)[index.ravel()]\n"
+        "    def f(theta):\n"
+        "        W, b = theta[:D * C].reshape(D, C), theta[D * C:]\n"
+        "        A = X @ W + b\n"
+        "        lse = logsumexp(A, axis=1, keepdims=True)\n"
+        "        R = np.exp(A - lse) - T\n"
+        "        loss = np.sum(lse[:, 0] - np.sum(A * T, axis=1)) + 0.5 * l2 * np.sum(W * W)\n"
+        "        return loss, np.r_[(X.T @ R + l2 * W).ravel(), R.sum(axis=0)]\n"
+        "    res = minimize(f, np.zeros(D * C + C), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    W, b = res.x[:D * C].reshape(D, C), res.x[D * C:]\n"
+        "    return classes, W, b - b.mean()\n", 4),
+    # The naive log Phi: np.log(norm.cdf(z)) is -inf below z = -38. Visible 2, the edge case
+    # and the hidden tests (scores in the hundreds) 0: 2 of 8.
+    "probit_nll_naive_log_cdf": ("probit_nll",
+        "import numpy as np\n"
+        "from scipy.stats import norm\n"
+        "def probit_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+        "    y = np.asarray(y, float)\n"
+        "    p = norm.cdf(a)\n"
+        "    return float(-np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.5 * l2 * w @ w)\n",
+        2),
+    # The nearest printed example: the logistic log loss.
+    "probit_nll_logistic_loss": ("probit_nll",
+        "import numpy as np\n"
+        "def probit_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+        "    z = np.where(np.asarray(y) == 1, a, -a)\n"
+        "    return float(np.sum(np.logaddexp(0, -z)) + 0.5 * l2 * w @ w)\n", 0),
+    # The naive ratio pdf / cdf: 0 / 0 = nan for badly misclassified points. Visible 2,
+    # edge case and hidden tests 0: 2 of 9.
+    "probit_nll_grad_naive_ratio": ("probit_nll_grad",
+        "import numpy as np\n"
+        "from scipy.stats import norm\n"
+        "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+        "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+        "    s = 2 * np.asarray(y, float) - 1\n"
+        "    z = s * (X @ w + b)\n"
+        "    g = -s * norm.pdf(z) / norm.cdf(z)\n"
+        "    return X.T @ g + l2 * w, float(g.sum())\n", 2),
+    # Another optimiser (L-BFGS): the minimiser (hidden 5), not the steps (the visible cell
+    # checks one step first, and the steps cell): 5 of 9.
+    "fit_probit_lbfgs": ("fit_probit_regression",
+        "import numpy as np\n"
+        "from scipy.optimize import minimize\n"
+        "from scipy.special import log_ndtr\n"
+        "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    Xt = np.column_stack([X, np.ones(len(X))]); mask = np.r_[np.ones(X.shape[1]), 0.0]\n"
+        "    def f(theta):\n"
+        "        z = s * (Xt @ theta)\n"
+        "        g = -s * np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+        "        loss = -np.sum(log_ndtr(z)) + 0.5 * l2 * np.sum(mask * theta**2)\n"
+        "        return loss, Xt.T @ g + l2 * mask * theta\n"
+        "    res = minimize(f, np.zeros(Xt.shape[1]), jac=True, method='L-BFGS-B',\n"
+        "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
+        "    return res.x[:-1], res.x[-1]\n", 5),
 }

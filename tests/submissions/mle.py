@@ -4,6 +4,10 @@ WRONG: per task, plausible mistakes with the task score each must get (derived f
 the task's test cells the mistake fails: the visible worked example is worth 1 point, the visible
 edge case 1, the hidden cell 2).
 HONEST: correct answers written differently from the reference; each must get full marks.
+SHORTCUTS (at the end): answers that avoid a task's own step (another formula, the naive
+unstable one, the chapter's printed function where the task needs one more step), as
+{label: (task, answer, score)}; each score is derived from the cells the answer passes and is
+below the task's full marks.
 """
 
 MODULE = "mle"
@@ -144,4 +148,122 @@ HONEST = {
             "    x = np.asarray(x, dtype=float)\n"
             "    return (np.mean(x), np.mean((x - np.mean(x)) ** 2))\n",
     },
+}
+
+# The two tasks beyond the chapter: each has a visible worked example (2 points), a visible edge
+# or large-count case (2), and two hidden cells (4 + 4: random inputs, and edge cases).
+
+WRONG["exponential_censored_mle"] = [
+    # The flags read the wrong way round (censored times counted as events): fails every cell.
+    ("import numpy as np\n"
+     "def exponential_censored_mle(x, censored):\n"
+     "    x = np.asarray(x, float)\n"
+     "    d = np.count_nonzero(np.asarray(censored, bool))\n"
+     "    return float(d / x.sum())\n", 0),
+]
+WRONG["poisson_rate_mle"] = [
+    # The log k! terms dropped ("a constant"): the rate is right, the log-likelihood is not,
+    # except when every count is 0; every cell has a case with counts above 1.
+    ("import numpy as np\n"
+     "from scipy.special import xlogy\n"
+     "def poisson_rate_mle(counts, exposure):\n"
+     "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+     "    rate = k.sum() / t.sum()\n"
+     "    return float(rate), float(np.sum(xlogy(k, rate * t) - rate * t))\n", 0),
+]
+
+HONEST["beyond_the_chapter_loops"] = {
+    "exponential_censored_mle":
+        "def exponential_censored_mle(x, censored):\n"
+        "    events, total = 0, 0.0\n"
+        "    for time, cut in zip(x, censored):\n"
+        "        total += float(time)\n"
+        "        if not cut:\n"
+        "            events += 1\n"
+        "    return events / total if events else 0\n",
+    "poisson_rate_mle":
+        "import math\n"
+        "def poisson_rate_mle(counts, exposure):\n"
+        "    counts, exposure = list(counts), list(exposure)\n"
+        "    rate = sum(counts) / sum(exposure)\n"
+        "    total = 0.0\n"
+        "    for k, t in zip(counts, exposure):\n"
+        "        k = int(k)\n"
+        "        total -= rate * t + math.lgamma(k + 1)\n"
+        "        if k > 0:\n"
+        "            total += k * math.log(rate * t)\n"
+        "    return [rate, total]\n",
+}
+HONEST["beyond_the_chapter_scipy"] = {
+    # scipy.stats' log-pmf at the estimated rate; numpy scalars and a tuple of 0-d arrays.
+    "poisson_rate_mle":
+        "import numpy as np\n"
+        "from scipy import stats\n"
+        "def poisson_rate_mle(counts, exposure):\n"
+        "    k = np.asarray(counts); t = np.asarray(exposure, float)\n"
+        "    rate = k.sum() / t.sum()\n"
+        "    return np.array(rate), np.array(stats.poisson.logpmf(k, rate * t).sum())\n",
+    "exponential_censored_mle":
+        "import numpy as np\n"
+        "def exponential_censored_mle(x, censored):\n"
+        "    observed = 1 - np.asarray(censored, dtype=int)\n"
+        "    return np.float64(observed.sum() / np.sum(x)) if observed.any() else np.float64(0)\n",
+}
+
+# Answers a student might try instead of solving the task: {label: (task, answer, score)}.
+# Each must score below the task's full marks (12); the score is derived from which cells the
+# answer passes.
+SHORTCUTS = {
+    # The uncensored estimate of section 7's derivation, N / sum(x), ignoring the flags: wrong
+    # whenever something is censored (both visible cells, both hidden cells).
+    "censoring_ignored": ("exponential_censored_mle",
+                          "import numpy as np\n"
+                          "def exponential_censored_mle(x, censored):\n"
+                          "    return float(1 / np.mean(x))\n", 0),
+    # Censored observations thrown away: events / (time of the observed waits only). Right
+    # only when nothing or everything is censored; every cell has a partly censored case.
+    "censored_dropped": ("exponential_censored_mle",
+                         "import numpy as np\n"
+                         "def exponential_censored_mle(x, censored):\n"
+                         "    x = np.asarray(x, float); obs = ~np.asarray(censored, bool)\n"
+                         "    return float(obs.sum() / x[obs].sum()) if obs.any() else 0.0\n", 0),
+    # The average of the shift rates k_n / t_n: right only for equal exposures, which only the
+    # visible large-count cell has (2 points).
+    "rate_average": ("poisson_rate_mle",
+                     "import numpy as np\n"
+                     "from scipy.special import gammaln, xlogy\n"
+                     "def poisson_rate_mle(counts, exposure):\n"
+                     "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+                     "    rate = np.mean(k / t)\n"
+                     "    return float(rate), float(np.sum(xlogy(k, rate * t) - rate * t\n"
+                     "                                     - gammaln(k + 1)))\n", 2),
+    # Exposures ignored (the Poisson MLE of plain counts, mean(k)): same cells as above.
+    "exposure_ignored": ("poisson_rate_mle",
+                         "import numpy as np\n"
+                         "from scipy.special import gammaln, xlogy\n"
+                         "def poisson_rate_mle(counts, exposure):\n"
+                         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+                         "    rate = k.mean()\n"
+                         "    return float(rate), float(np.sum(xlogy(k, rate * t) - rate * t\n"
+                         "                                     - gammaln(k + 1)))\n", 2),
+    # The naive formula log(mu^k e^-mu / k!): right for small counts (visible example 2, hidden
+    # random 4), inf/nan for counts in the hundreds (visible large case, hidden edge).
+    "naive_pmf": ("poisson_rate_mle",
+                  "import numpy as np\n"
+                  "from scipy.special import factorial\n"
+                  "def poisson_rate_mle(counts, exposure):\n"
+                  "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+                  "    rate = k.sum() / t.sum(); mu = rate * t\n"
+                  "    return float(rate), float(np.sum(np.log(mu ** k * np.exp(-mu) /"
+                  " factorial(k))))\n",
+                  6),
+    # log k! as np.log(factorial(k)): overflows to inf above k = 170, same cells as above.
+    "log_of_factorial": ("poisson_rate_mle",
+                         "import numpy as np\n"
+                         "from scipy.special import factorial, xlogy\n"
+                         "def poisson_rate_mle(counts, exposure):\n"
+                         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+                         "    rate = k.sum() / t.sum()\n"
+                         "    return float(rate), float(np.sum(xlogy(k, rate * t) - rate * t\n"
+                         "                                     - np.log(factorial(k))))\n", 6),
 }

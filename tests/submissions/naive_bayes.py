@@ -7,6 +7,10 @@ bernoulli_nb_log_joint 1 visible + 1 hidden (random, D up to 1500) + 2 theta exa
 visible check, then hidden cases); nb_linear_weights 1 visible + 1 visible (raises ValueError)
 + 2 hidden.
 HONEST: correct answers written differently from the reference; each must get full marks.
+SHORTCUTS (at the end): answers that avoid a task's own step (another formula, the naive
+unstable one, the chapter's printed function where the task needs one more step), as
+{label: (task, answer, score)}; each score is derived from the cells the answer passes and is
+below the task's full marks.
 """
 
 MODULE = "naive_bayes"
@@ -314,4 +318,144 @@ HONEST = {
             "+ var_smoothing * np.var(X, axis=0).max()\n"
             "    return classes, np.log(n_c / len(y)), means, var\n",
     },
+}
+
+# The two tasks beyond the chapter: each has a visible worked example (2 points), a visible edge
+# case (2), and two hidden cells (4 + 4: random inputs, and edge cases).
+
+WRONG["fit_multinomial_nb"] = [
+    # theta normalised over the classes (axis 0) instead of over the words: fails every cell.
+    ("import numpy as np\n"
+     "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y)\n"
+     "    classes = np.unique(y)\n"
+     "    counts = np.array([X[y == c].sum(0) for c in classes]) + alpha\n"
+     "    prior = np.array([np.mean(y == c) for c in classes])\n"
+     "    return classes, np.log(prior), counts / counts.sum(axis=0, keepdims=True)\n", 0),
+]
+WRONG["multinomial_nb_log_joint"] = [
+    # The prior left out: fails every cell (no case has log_prior = 0).
+    ("import numpy as np\n"
+     "from scipy.special import xlogy\n"
+     "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+     "    X = np.asarray(X, float); theta = np.asarray(theta, float)\n"
+     "    return xlogy(X[:, None, :], theta[None]).sum(-1)\n", 0),
+]
+
+HONEST["beyond_the_chapter_loops"] = {
+    "fit_multinomial_nb":
+        "import math\n"
+        "import numpy as np\n"
+        "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+        "    X = np.asarray(X); y = np.asarray(y)\n"
+        "    classes = np.unique(y)\n"
+        "    log_prior, theta = [], []\n"
+        "    for c in classes:\n"
+        "        rows = X[y == c]\n"
+        "        log_prior.append(math.log(len(rows) / len(y)))\n"
+        "        words = [sum(int(r[d]) for r in rows) + alpha for d in range(X.shape[1])]\n"
+        "        theta.append([w / sum(words) for w in words])\n"
+        "    return classes, log_prior, theta\n",
+    "multinomial_nb_log_joint":
+        "import math\n"
+        "import numpy as np\n"
+        "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+        "    X = np.asarray(X); theta = np.asarray(theta, float)\n"
+        "    out = np.empty((X.shape[0], theta.shape[0]))\n"
+        "    for n in range(X.shape[0]):\n"
+        "        for c in range(theta.shape[0]):\n"
+        "            s = float(log_prior[c])\n"
+        "            for d in range(X.shape[1]):\n"
+        "                if X[n, d] > 0:\n"
+        "                    s += X[n, d] * math.log(theta[c, d]) if theta[c, d] > 0"
+        " else -math.inf\n"
+        "            out[n, c] = s\n"
+        "    return out\n",
+}
+HONEST["beyond_the_chapter_masked_log"] = {
+    # log(0) computed and masked: a RuntimeWarning, no lost points.
+    "multinomial_nb_log_joint":
+        "import numpy as np\n"
+        "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+        "    X = np.asarray(X, float); log_theta = np.log(np.asarray(theta, float))\n"
+        "    terms = np.where(X[:, None, :] > 0, X[:, None, :] * log_theta[None], 0.0)\n"
+        "    return np.asarray(log_prior) + terms.sum(-1)\n",
+    "fit_multinomial_nb":
+        "import numpy as np\n"
+        "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+        "    X = np.asarray(X, float)\n"
+        "    classes, idx = np.unique(np.asarray(y), return_inverse=True)\n"
+        "    R = np.eye(len(classes))[idx]\n"
+        "    counts = R.T @ X + alpha\n"
+        "    return [classes, np.log(R.mean(0)), counts / counts.sum(1)[:, None]]\n",
+}
+
+# Answers a student might try instead of solving the task: {label: (task, answer, score)}.
+# Each must score below the task's full marks (12); the score is derived from which cells the
+# answer passes.
+SHORTCUTS = {
+    # The chapter's Bernoulli estimate on counts, (N_cd + alpha) / (N_c + 2 alpha) with N_c the
+    # number of documents: not a distribution over words; fails every cell.
+    "bernoulli_estimate": ("fit_multinomial_nb",
+                           "import numpy as np\n"
+                           "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+                           "    X = np.asarray(X, float); y = np.asarray(y)\n"
+                           "    classes = np.unique(y)\n"
+                           "    n = np.array([np.sum(y == c) for c in classes])\n"
+                           "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
+                           "    return classes, np.log(n / len(y)), (counts + alpha) /"
+                           " (n[:, None] + 2 * alpha)\n",
+                           0),
+    # Smoothing added to the counts but not to the normaliser (alpha instead of D alpha in the
+    # denominator): right only for alpha = 0, the visible edge cell (2 points).
+    "denominator_without_D": ("fit_multinomial_nb",
+                              "import numpy as np\n"
+                              "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+                              "    X = np.asarray(X, float); y = np.asarray(y)\n"
+                              "    classes = np.unique(y)\n"
+                              "    n = np.array([np.sum(y == c) for c in classes])\n"
+                              "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
+                              "    theta = (counts + alpha) / (counts.sum(1,"
+                              " keepdims=True) + alpha)\n"
+                              "    return classes, np.log(n / len(y)), theta\n", 2),
+    # The class prior smoothed as well, (N_c + alpha) / (N + C alpha): invisible when the classes
+    # are equally large (both visible cells, 4 points), wrong in the hidden cells, whose random
+    # and edge cases have classes of different sizes.
+    "smoothed_prior": ("fit_multinomial_nb",
+                       "import numpy as np\n"
+                       "def fit_multinomial_nb(X, y, alpha=1.0):\n"
+                       "    X = np.asarray(X, float); y = np.asarray(y)\n"
+                       "    classes = np.unique(y)\n"
+                       "    n = np.array([np.sum(y == c) for c in classes])\n"
+                       "    counts = np.array([X[y == c].sum(0) for c in classes])\n"
+                       "    theta = (counts + alpha) / (counts.sum(1, keepdims=True) +"
+                       " X.shape[1] * alpha)\n"
+                       "    return classes, np.log((n + alpha) / (len(y) +"
+                       " len(classes) * alpha)), theta\n",
+                       4),
+    # The chapter's Bernoulli log-joint applied to counts: fails every cell.
+    "bernoulli_log_joint": ("multinomial_nb_log_joint",
+                            "import numpy as np\n"
+                            "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+                            "    X = np.asarray(X, float); t = np.asarray(theta, float)\n"
+                            "    return np.asarray(log_prior) + X @ np.log(t).T + (1 -"
+                            " X) @ np.log(1 - t).T\n",
+                            0),
+    # The naive product of probabilities, then the log: right for short documents (visible
+    # example 2, hidden random 4); 0 and then -inf for the 1000-word documents of the visible
+    # edge cell and the hidden edge cell.
+    "naive_product": ("multinomial_nb_log_joint",
+                      "import numpy as np\n"
+                      "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+                      "    X = np.asarray(X, float); t = np.asarray(theta, float)\n"
+                      "    p = np.prod(t[None, :, :] ** X[:, None, :], axis=2)\n"
+                      "    return np.asarray(log_prior) + np.log(p)\n", 6),
+    # X @ log(theta).T: 0 * log 0 = nan where a probability is 0, which the visible edge cell
+    # and the hidden edge cell contain; right elsewhere (6 points).
+    "log_of_zero": ("multinomial_nb_log_joint",
+                    "import numpy as np\n"
+                    "def multinomial_nb_log_joint(X, log_prior, theta):\n"
+                    "    X = np.asarray(X, float)\n"
+                    "    return np.asarray(log_prior) + X @ np.log(np.asarray(theta,"
+                    " float)).T\n", 6),
 }

@@ -1,10 +1,16 @@
 """Hand-written answers for the `ridge_lasso` assignment, used by tests/test_assignments.py.
 
 WRONG: per task, plausible mistakes with the task score each must get (derived from which of
-the task's test cells the mistake fails). Every task has a visible cell worth 1 and a hidden
-cell worth 2. A score of 1 marks a mistake that the visible examples (one feature, an
-orthonormal design, 1-D arrays) cannot reveal but the hidden tests do.
+the task's test cells the mistake fails). Every task of the chapter has a visible cell worth 1
+and a hidden cell worth 2; lasso_fit and lasso_path also have a cell worth 1 on their iterates
+(sweeps from zero, warm starts along the path), 4 in all. A score of 1 marks a mistake that the
+visible examples (one feature, an orthonormal design, 1-D arrays) cannot reveal but the hidden
+tests do. The tasks beyond the chapter: weighted_ridge_fit 2 + 2 + 4 = 8, nonneg_lasso_fit
+2 + 2 (sweeps) + 5 = 9.
 HONEST: correct answers written differently from the reference; each must get full marks.
+SHORTCUTS: another algorithm for the same minimiser, a path without warm starts, the answer of
+the nearest printed example, each with its score (below full marks), as
+{label: (task, answer, score)}.
 """
 
 MODULE = "regularization"
@@ -231,64 +237,64 @@ WRONG = {
     "lasso_path": [
         # Rows in increasing order of lam instead of the order given.
         ("import numpy as np\n"
-         "def lasso_path(X, y, lams):\n"
+         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
          "    N, D = X.shape\n"
          "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
          "    w = np.zeros(D); r = y - y.mean(); rows = []\n"
          "    for lam in sorted(lams, reverse=True):\n"
-         "        for _ in range(10000):\n"
+         "        for _ in range(max_iter):\n"
          "            largest = 0.0\n"
          "            for d in range(D):\n"
          "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
          "                new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
          "                r -= (new - w[d]) * Xc[:, d]\n"
          "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
-         "            if largest <= 1e-8:\n"
+         "            if largest <= tol:\n"
          "                break\n"
          "        rows.append(w.copy())\n"
          "    return np.array(rows[::-1])\n", 0),
         # Transposed: shape (D, len(lams)).
         ("import numpy as np\n"
-         "def lasso_path(X, y, lams):\n"
+         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
          "    N, D = X.shape\n"
          "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
          "    w = np.zeros(D); r = y - y.mean(); out = np.zeros((D, len(lams)))\n"
          "    for i in np.argsort(-lams):\n"
-         "        for _ in range(10000):\n"
+         "        for _ in range(max_iter):\n"
          "            largest = 0.0\n"
          "            for d in range(D):\n"
          "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
          "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
          "                r -= (new - w[d]) * Xc[:, d]\n"
          "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
-         "            if largest <= 1e-8:\n"
+         "            if largest <= tol:\n"
          "                break\n"
          "        out[:, i] = w\n"
          "    return out\n", 0),
         # The warm-start vector is stored without a copy: every row is the last solution.
         ("import numpy as np\n"
-         "def lasso_path(X, y, lams):\n"
+         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
          "    N, D = X.shape\n"
          "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
          "    w = np.zeros(D); r = y - y.mean(); rows = [None] * len(lams)\n"
          "    for i in np.argsort(-lams):\n"
-         "        for _ in range(10000):\n"
+         "        for _ in range(max_iter):\n"
          "            largest = 0.0\n"
          "            for d in range(D):\n"
          "                rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
          "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
          "                r -= (new - w[d]) * Xc[:, d]\n"
          "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
-         "            if largest <= 1e-8:\n"
+         "            if largest <= tol:\n"
          "                break\n"
          "        rows[i] = w\n"
          "    return np.array(rows)\n", 0),
         # One sweep per penalty, trusting the warm start to have done the rest.
         ("import numpy as np\n"
-         "def lasso_path(X, y, lams):\n"
+         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
          "    N, D = X.shape\n"
          "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
@@ -303,20 +309,20 @@ WRONG = {
          "    return out\n", 1),
         # X not centred (only y is).
         ("import numpy as np\n"
-         "def lasso_path(X, y, lams):\n"
+         "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
          "    X = np.asarray(X, float); y = np.asarray(y, float); lams = np.asarray(lams, float)\n"
          "    N, D = X.shape\n"
          "    a = np.sum(X ** 2, axis=0) / N\n"
          "    w = np.zeros(D); r = y - y.mean(); out = np.zeros((len(lams), D))\n"
          "    for i in np.argsort(-lams):\n"
-         "        for _ in range(10000):\n"
+         "        for _ in range(max_iter):\n"
          "            largest = 0.0\n"
          "            for d in range(D):\n"
          "                rho = X[:, d] @ r / N + a[d] * w[d]\n"
          "                new = np.sign(rho) * max(abs(rho) - lams[i], 0.0) / a[d]\n"
          "                r -= (new - w[d]) * X[:, d]\n"
          "                largest = max(largest, abs(new - w[d])); w[d] = new\n"
-         "            if largest <= 1e-8:\n"
+         "            if largest <= tol:\n"
          "                break\n"
          "        out[i] = w\n"
          "    return out\n", 0),
@@ -385,25 +391,27 @@ HONEST = {
             "        if np.max(np.abs(w - old)) <= tol:\n"
             "            break\n"
             "    return w, float(y.mean() - X.mean(axis=0) @ w)\n",
-        # No warm starts: every penalty from zero, in the order given.
+        # Warm starts with the whole residual recomputed for every coordinate.
         "lasso_path":
             "import numpy as np\n"
-            "def lasso_path(X, y, lams):\n"
+            "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
             "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
             "    N, D = X.shape\n"
             "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
-            "    def fit(lam):\n"
-            "        w = np.zeros(D)\n"
-            "        for sweep in range(10000):\n"
+            "    w = np.zeros(D)\n"
+            "    rows = [None] * len(lams)\n"
+            "    order = sorted(range(len(lams)), key=lambda i: -lams[i])\n"
+            "    for i in order:\n"
+            "        for sweep in range(max_iter):\n"
             "            old = w.copy()\n"
             "            for d in range(D):\n"
             "                a = Xc[:, d] @ Xc[:, d] / N\n"
             "                rho = Xc[:, d] @ (yc - Xc @ w) / N + a * w[d]\n"
-            "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0) / a\n"
-            "            if np.max(np.abs(w - old)) <= 1e-8:\n"
-            "                return w\n"
-            "        return w\n"
-            "    return np.array([fit(lam) for lam in lams])\n",
+            "                w[d] = np.sign(rho) * max(abs(rho) - lams[i], 0) / a\n"
+            "            if np.max(np.abs(w - old)) <= tol:\n"
+            "                break\n"
+            "        rows[i] = w.copy()\n"
+            "    return np.array(rows)\n",
     },
     "scipy_and_lists": {
         # Least squares on the augmented data [X_c; sqrt(lam) I], [y_c; 0].
@@ -450,19 +458,19 @@ HONEST = {
             "    return (list(w), y.mean() - X.mean(0) @ w)\n",
         "lasso_path":
             "import numpy as np\n"
-            "def lasso_path(X, y, lams):\n"
+            "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
             "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
             "    N, D = X.shape\n"
             "    Xc = X - X.mean(0)\n"
             "    G = Xc.T @ Xc / N; c = Xc.T @ (y - y.mean()) / N\n"
             "    w = np.zeros(D); rows = {}\n"
             "    for lam in sorted(set(float(v) for v in lams), reverse=True):\n"
-            "        for _ in range(10000):\n"
+            "        for _ in range(max_iter):\n"
             "            old = w.copy()\n"
             "            for d in range(D):\n"
             "                rho = c[d] - G[d] @ w + G[d, d] * w[d]\n"
             "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0.0) / G[d, d]\n"
-            "            if np.abs(w - old).max() <= 1e-8:\n"
+            "            if np.abs(w - old).max() <= tol:\n"
             "                break\n"
             "        rows[lam] = w.tolist()\n"
             "    return [rows[float(v)] for v in lams]\n",
@@ -514,4 +522,215 @@ HONEST = {
             "    out = np.where(np.abs(z) > t, z - t * np.sign(z), 0.0)\n"
             "    return out[()] if out.ndim == 0 else out\n",
     },
+}
+
+# ---------------------------------------------------------------- tasks beyond the chapter
+# weighted_ridge_fit: visible 2, edge 2, hidden 4 (8 in all).
+# nonneg_lasso_fit: visible 2, sweeps 2, hidden 5 (9 in all).
+_NONNEG_LOOP = (
+    "import numpy as np\n"
+    "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+    "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+    "    N, D = X.shape\n"
+    "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+    "    w = np.zeros(D); r = y - y.mean()\n"
+    "    for _ in range(max_iter):\n"
+    "        largest = 0.0\n"
+    "        for d in range(D):\n"
+    "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+    "            new = {update}\n"
+    "            r -= (new - w[d]) * Xc[:, d]\n"
+    "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+    "        if largest <= tol:\n"
+    "            break\n"
+    "    return w, float(y.mean() - X.mean(0) @ w)\n"
+)
+
+WRONG["weighted_ridge_fit"] = [
+    # Unweighted means for the intercept (the weights only in the normal equations).
+    ("import numpy as np\n"
+     "def weighted_ridge_fit(X, y, lam, weights):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y, float); s = np.asarray(weights, float)\n"
+     "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+     "    A = Xc.T @ (s[:, None] * Xc) + lam * np.eye(X.shape[1])\n"
+     "    w = np.linalg.solve(A, Xc.T @ (s * yc))\n"
+     "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+    # The penalty scaled by the total weight (lam * sum(s)): right only when the weights sum to 1.
+    ("import numpy as np\n"
+     "def weighted_ridge_fit(X, y, lam, weights):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y, float); s = np.asarray(weights, float)\n"
+     "    xm, ym = s @ X / s.sum(), s @ y / s.sum()\n"
+     "    Xc, yc = X - xm, y - ym\n"
+     "    A = Xc.T @ (s[:, None] * Xc) + lam * s.sum() * np.eye(X.shape[1])\n"
+     "    w = np.linalg.solve(A, Xc.T @ (s * yc))\n"
+     "    return w, float(ym - xm @ w)\n", 0),
+    # Square roots of the weights applied once only (to X, not to y).
+    ("import numpy as np\n"
+     "def weighted_ridge_fit(X, y, lam, weights):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y, float); s = np.asarray(weights, float)\n"
+     "    xm, ym = s @ X / s.sum(), s @ y / s.sum()\n"
+     "    Xc, yc = X - xm, y - ym\n"
+     "    w = np.linalg.solve(Xc.T @ (s[:, None] * Xc) + lam * np.eye(X.shape[1]),\n"
+     "                        Xc.T @ (np.sqrt(s) * yc))\n"
+     "    return w, float(ym - xm @ w)\n", 0),
+]
+WRONG["nonneg_lasso_fit"] = [
+    # Negative weights clipped to 0 only at the end (the plain LASSO, then clipped): right
+    # only when the LASSO solution is non-negative anyway.
+    ("import numpy as np\n"
+     "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+     "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+     "    N, D = X.shape\n"
+     "    Xc = X - X.mean(0); a = np.sum(Xc ** 2, axis=0) / N\n"
+     "    w = np.zeros(D); r = y - y.mean()\n"
+     "    for _ in range(max_iter):\n"
+     "        largest = 0.0\n"
+     "        for d in range(D):\n"
+     "            rho = Xc[:, d] @ r / N + a[d] * w[d]\n"
+     "            new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]\n"
+     "            r -= (new - w[d]) * Xc[:, d]\n"
+     "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+     "        if largest <= tol:\n"
+     "            break\n"
+     "    w = np.maximum(w, 0.0)\n"
+     "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+    # max(rho / a - lam, 0): the threshold applied after the division, right only where
+    # a_d = 1 (the visible example's first feature): visible 2, sweeps and hidden 0.
+    (_NONNEG_LOOP.replace("{update}", "max(rho / a[d] - lam, 0.0)"), 2),
+    # The penalty's sign flipped: max(rho + lam, 0) / a.
+    (_NONNEG_LOOP.replace("{update}", "max(rho + lam, 0.0) / a[d]"), 0),
+]
+HONEST["loops"]["weighted_ridge_fit"] = (
+    # Rows repeated by sqrt(weight) scaling: least squares on [sqrt(s) X_c; sqrt(lam) I].
+    "import numpy as np\n"
+    "def weighted_ridge_fit(X, y, lam, weights):\n"
+    "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+    "    s = np.asarray(weights, dtype=float)\n"
+    "    total = sum(s)\n"
+    "    xm = sum(sn * xn for sn, xn in zip(s, X)) / total\n"
+    "    ym = sum(sn * yn for sn, yn in zip(s, y)) / total\n"
+    "    root = np.sqrt(s)[:, None]\n"
+    "    A = np.vstack([root * (X - xm), np.sqrt(lam) * np.eye(X.shape[1])])\n"
+    "    rhs = np.r_[root[:, 0] * (y - ym), np.zeros(X.shape[1])]\n"
+    "    w = np.linalg.lstsq(A, rhs, rcond=None)[0]\n"
+    "    return w.tolist(), ym - xm @ w\n")
+HONEST["loops"]["nonneg_lasso_fit"] = (
+    # The whole residual recomputed for every coordinate; the clipped update written with if.
+    "import numpy as np\n"
+    "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+    "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+    "    N, D = X.shape\n"
+    "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
+    "    w = np.zeros(D)\n"
+    "    for sweep in range(max_iter):\n"
+    "        old = w.copy()\n"
+    "        for d in range(D):\n"
+    "            a = Xc[:, d] @ Xc[:, d] / N\n"
+    "            rho = Xc[:, d] @ (yc - Xc @ w + Xc[:, d] * w[d]) / N\n"
+    "            w[d] = (rho - lam) / a if rho > lam else 0.0\n"
+    "        if np.max(np.abs(w - old)) <= tol:\n"
+    "            break\n"
+    "    return w, float(y.mean() - X.mean(axis=0) @ w)\n")
+HONEST["scipy_and_lists"]["weighted_ridge_fit"] = (
+    # Weighted means with np.average, a Cholesky solve from scipy.
+    "import numpy as np\n"
+    "from scipy.linalg import cho_factor, cho_solve\n"
+    "def weighted_ridge_fit(X, y, lam, weights):\n"
+    "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+    "    xm = np.average(X, axis=0, weights=weights); ym = np.average(y, weights=weights)\n"
+    "    Xs = (X - xm) * np.sqrt(np.asarray(weights, float))[:, None]\n"
+    "    ys = (y - ym) * np.sqrt(np.asarray(weights, float))\n"
+    "    A = Xs.T @ Xs + lam * np.eye(X.shape[1]) + 0.0\n"
+    "    w = cho_solve(cho_factor(A), Xs.T @ ys) if lam > 0 else np.linalg.solve(A, Xs.T @ ys)\n"
+    "    return (w, np.float64(ym - xm @ w))\n")
+HONEST["scipy_and_lists"]["nonneg_lasso_fit"] = (
+    # The Gram-matrix form, returning lists.
+    "import numpy as np\n"
+    "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+    "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+    "    N, D = X.shape\n"
+    "    Xc = X - X.mean(0)\n"
+    "    G = Xc.T @ Xc / N; c = Xc.T @ (y - y.mean()) / N\n"
+    "    w = np.zeros(D)\n"
+    "    for _ in range(max_iter):\n"
+    "        largest = 0.0\n"
+    "        for d in range(D):\n"
+    "            rho = c[d] - G[d] @ w + G[d, d] * w[d]\n"
+    "            new = max(rho - lam, 0.0) / G[d, d]\n"
+    "            largest = max(largest, abs(new - w[d])); w[d] = new\n"
+    "        if largest <= tol:\n"
+    "            break\n"
+    "    return [list(w), float(y.mean() - X.mean(0) @ w)]\n")
+
+# ---------------------------------------------------------------- shortcuts
+# What a student might hand in instead of the prescribed method, with the score each must get
+# (below full marks: the tests of the method catch it).
+SHORTCUTS = {
+    # Another optimiser: proximal gradient (ISTA) to convergence. The minimiser is right
+    # (visible 1, hidden 2), the sweeps are not (sweeps cell 0): 3 of 4.
+    "lasso_fit_ista": ("lasso_fit",
+        "import numpy as np\n"
+        "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(0); yc = y - y.mean()\n"
+        "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
+        "    w = np.zeros(D)\n"
+        "    for _ in range(200000):\n"
+        "        z = w - step * Xc.T @ (Xc @ w - yc) / N\n"
+        "        new = np.sign(z) * np.maximum(np.abs(z) - step * lam, 0.0)\n"
+        "        if np.max(np.abs(new - w)) <= 1e-13:\n"
+        "            w = new\n"
+        "            break\n"
+        "        w = new\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 3),
+    # No warm starts: every penalty from zero, in the order given (the same optima):
+    # visible 1 and hidden 2, but not the iterates of the warm-start cell: 3 of 4.
+    "lasso_path_cold_starts": ("lasso_path",
+        "import numpy as np\n"
+        "def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, dtype=float); y = np.asarray(y, dtype=float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(axis=0); yc = y - y.mean()\n"
+        "    def fit(lam):\n"
+        "        w = np.zeros(D)\n"
+        "        for sweep in range(max_iter):\n"
+        "            old = w.copy()\n"
+        "            for d in range(D):\n"
+        "                a = Xc[:, d] @ Xc[:, d] / N\n"
+        "                rho = Xc[:, d] @ (yc - Xc @ w) / N + a * w[d]\n"
+        "                w[d] = np.sign(rho) * max(abs(rho) - lam, 0) / a\n"
+        "            if np.max(np.abs(w - old)) <= tol:\n"
+        "                return w\n"
+        "        return w\n"
+        "    return np.array([fit(lam) for lam in lams])\n", 3),
+    # The nearest printed example: the chapter's ridge, weights ignored.
+    "weighted_ridge_unweighted": ("weighted_ridge_fit",
+        "import numpy as np\n"
+        "def weighted_ridge_fit(X, y, lam, weights):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    Xc, yc = X - X.mean(0), y - y.mean()\n"
+        "    w = np.linalg.solve(Xc.T @ Xc + lam * np.eye(X.shape[1]), Xc.T @ yc)\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 0),
+    # The nearest printed example: the chapter's LASSO by coordinate descent (negative
+    # weights where the data ask for them): 0 of 9.
+    "nonneg_lasso_plain_lasso": ("nonneg_lasso_fit",
+        _NONNEG_LOOP.replace("{update}", "np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]"), 0),
+    # Another optimiser: projected gradient to convergence. The minimiser is right (visible 2,
+    # hidden 5), the sweeps are not: 7 of 9.
+    "nonneg_lasso_projected_gradient": ("nonneg_lasso_fit",
+        "import numpy as np\n"
+        "def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    N, D = X.shape\n"
+        "    Xc = X - X.mean(0); yc = y - y.mean()\n"
+        "    step = N / np.linalg.eigvalsh(Xc.T @ Xc).max()\n"
+        "    w = np.zeros(D)\n"
+        "    for _ in range(200000):\n"
+        "        new = np.maximum(w - step * (Xc.T @ (Xc @ w - yc) / N + lam), 0.0)\n"
+        "        if np.max(np.abs(new - w)) <= 1e-13:\n"
+        "            w = new\n"
+        "            break\n"
+        "        w = new\n"
+        "    return w, float(y.mean() - X.mean(0) @ w)\n", 7),
 }

@@ -1,0 +1,78 @@
+"""The kinds of failure that are not about the answer, in words: what the reasons the grader
+records (``session.py``, ``submissions.py``) say, one kind per failure (:func:`classify_reason`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .graded_folder import Check, StudentRecord
+
+#: Failures that are not about the answer: key -> words on the report (the kind of the reason).
+CATEGORIES = {
+    "no_submission": "nothing submitted",
+    "refused": "submission refused (link, not a regular file or too large)",
+    "unreadable": "notebook could not be read",
+    "timeout": "time limit per cell or test",
+    "budget": "total grading time used up",
+    "memory": "memory limit",
+    "died": "the notebook's process died",
+    "forbidden": "forbidden call",
+    "delegation": "called the reference implementation",
+    "internal": "grader error",
+    "tampering": "tampering detected",
+    "other": "other reason",
+}
+
+#: (pattern, category) in order: the first that matches a reason decides its kind.
+_REASON_PATTERNS = [
+    (r"no notebook was submitted|nothing was submitted", "no_submission"),
+    (r"symbolic link|not a regular file|larger than \d+ ?MB|not accepted|refused", "refused"),
+    (r"could not be read|could not be opened", "unreadable"),
+    (r"used up its total grading time", "budget"),
+    (r"timed out", "timeout"),
+    (r"process died|failed too many times|killed by signal|exited \(status", "died"),
+    (r"memory", "memory"),
+    (r"forbidden", "forbidden"),
+    (r"reference implementation|mlcourse_utils", "delegation"),
+    (r"internal grader error", "internal"),
+    (r"tampering detected", "tampering"),
+]
+
+#: A failure that means the task was not attempted: the stub as released, or no function of
+#: that name at all (runner.py's message).
+NOT_IMPLEMENTED = re.compile(r"\bNotImplementedError\b|the notebook does not define a function")
+#: A test that was skipped because an earlier one of its task stopped the process.
+NOT_RUN = "not run: an earlier test of"
+
+
+def classify_reason(text: str) -> str:
+    """The :data:`CATEGORIES` key of a reason the grader recorded (``"other"`` if none fits)."""
+    for pattern, category in _REASON_PATTERNS:
+        if re.search(pattern, text, flags=re.IGNORECASE):
+            return category
+    return "other"
+
+
+def non_answer_failures(rec: StudentRecord,
+                        checks: Mapping[str, Check]) -> list[tuple[str, str, str]]:
+    """``(category, task or "", reason)`` for each failure of a student not about the answer.
+
+    Reasons recorded per task (timeouts, memory, refusals, delegation, forbidden calls, ...),
+    memory errors raised inside a student's function (``checks``: the folder's checks by
+    grade_id), and notebook-level tampering notes.
+    """
+    found = [(classify_reason(reason), task, reason) for task, reason in rec.reasons.items()]
+    seen = set(rec.reasons)
+    for gid, outcome in rec.outcomes.items():
+        task = checks[gid].task if gid in checks else ""
+        if outcome.earned == 0 and "MemoryError" in outcome.message and task not in seen:
+            seen.add(task)
+            found.append(("memory", task, outcome.message))
+    for note in dict.fromkeys(rec.notes):
+        if classify_reason(note) == "tampering":
+            found.append(("tampering", "", note))
+    return found

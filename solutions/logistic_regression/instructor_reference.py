@@ -1,0 +1,128 @@
+"""Instructor-only reference for the logistic_regression assignment's hidden tests.
+
+Never released: nbgrader_config.py keeps this file out of exercises/, and it is not part of the
+course package (students can read mlcourse_utils, so the reference of a task beyond the chapter
+cannot live there). The hidden test cells load it from solutions/logistic_regression/ in the
+grader's process (see ``load`` in those cells).
+
+It holds the extension tasks (probit regression: loss, gradient and gradient-descent fit) and the
+plain methods the tasks prescribe (gradient descent from zero with a fixed step), so that hidden
+tests can compare a student's iterates, not only the point they end at.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import erfcx, log_ndtr
+
+def _design(w, b, X, y):
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    y = np.asarray(y, dtype=float)
+    return w, float(b), X, y
+
+
+def _sigmoid(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def probit_nll(w, b, X, y, l2=0.0):
+    """-sum_n log Phi(z_n) + (l2 / 2) ||w||^2 with z_n = (2 y_n - 1)(w.x_n + b).
+
+    log Phi by scipy.special.log_ndtr: finite and accurate for any score (log Phi(-1e4) is about
+    -5e7, where Phi itself underflows to 0).
+    """
+    w, b, X, y = _design(w, b, X, y)
+    z = (2.0 * y - 1.0) * (X @ w + b)
+    return float(-np.sum(log_ndtr(z)) + 0.5 * l2 * (w @ w))
+
+
+def mills_ratio(z):
+    """phi(z) / Phi(z) = sqrt(2 / pi) / erfcx(-z / sqrt(2)), exact to rounding for every z.
+
+    (Phi(z) = erfc(-z / sqrt 2) / 2 = erfcx(-z / sqrt 2) exp(-z^2 / 2) / 2, and the factor
+    exp(-z^2 / 2) cancels with phi's: no 0 / 0 for z << 0, and 0 for z >> 0.)
+    """
+    z = np.asarray(z, dtype=float)
+    with np.errstate(over="ignore"):
+        return np.sqrt(2.0 / np.pi) / erfcx(-z / np.sqrt(2.0))
+
+
+def probit_nll_grad(w, b, X, y, l2=0.0):
+    """(grad_w, grad_b) of probit_nll: -sum_n s_n (phi/Phi)(z_n) x_n + l2 w, and the same sum for b."""
+    w, b, X, y = _design(w, b, X, y)
+    s = 2.0 * y - 1.0
+    g = -s * mills_ratio(s * (X @ w + b))
+    return X.T @ g + l2 * w, float(np.sum(g))
+
+
+def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
+    """Plain gradient descent on probit_nll from w = 0, b = 0 with step lr (as the task prescribes)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(max_iter):
+        gw, gb = probit_nll_grad(w, b, X, y, l2)
+        if max(np.max(np.abs(gw), initial=0.0), abs(gb)) <= tol:
+            break
+        w, b = w - lr * gw, b - lr * gb
+    return w, b
+
+
+def probit_minimiser(X, y, l2=1.0):
+    """The minimiser of probit_nll by Newton's method (for the tests of convergence)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    Xt = np.column_stack([X, np.ones(len(X))])
+    s = 2.0 * y - 1.0
+    penalty = np.r_[np.full(X.shape[1], l2), 0.0]
+    theta = np.zeros(Xt.shape[1])
+    for _ in range(100):
+        z = s * (Xt @ theta)
+        m = mills_ratio(z)
+        grad = Xt.T @ (-s * m) + penalty * theta
+        if np.max(np.abs(grad)) <= 1e-12:
+            break
+        curvature = m * (m + z)          # d^2/dz^2 of -log Phi(z), in (0, 1)
+        H = Xt.T @ (curvature[:, None] * Xt) + np.diag(penalty)
+        step = np.linalg.solve(H, grad)
+        t, f0 = 1.0, -np.sum(log_ndtr(z)) + 0.5 * penalty @ theta**2
+        while t > 1e-10:                 # backtracking: Newton from zero can overshoot
+            new = theta - t * step
+            if -np.sum(log_ndtr(s * (Xt @ new))) + 0.5 * penalty @ new**2 <= f0:
+                break
+            t /= 2
+        theta = new
+    return theta[:-1], float(theta[-1])
+
+
+def logistic_gd(X, y, l2, lr, max_iter, tol=0.0):
+    """fit_logistic_regression's prescribed method: gradient descent from 0, at most max_iter steps."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(max_iter):
+        r = _sigmoid(X @ w + b) - y
+        gw, gb = X.T @ r + l2 * w, float(np.sum(r))
+        if max(np.max(np.abs(gw), initial=0.0), abs(gb)) <= tol:
+            break
+        w, b = w - lr * gw, b - lr * gb
+    return w, b
+
+
+def softmax_gd(X, y, l2, lr, max_iter, tol=0.0):
+    """fit_softmax_regression's prescribed method: gradient descent from zeros; b centred."""
+    X = np.asarray(X, dtype=float)
+    classes, index = np.unique(np.asarray(y), return_inverse=True)
+    T = np.eye(len(classes))[index.reshape(-1)]
+    W, b = np.zeros((X.shape[1], len(classes))), np.zeros(len(classes))
+    for _ in range(max_iter):
+        A = X @ W + b
+        E = np.exp(A - A.max(axis=1, keepdims=True))
+        R = E / E.sum(axis=1, keepdims=True) - T
+        gW, gb = X.T @ R + l2 * W, R.sum(axis=0)
+        if max(np.max(np.abs(gW)), np.max(np.abs(gb))) <= tol:
+            break
+        W, b = W - lr * gW, b - lr * gb
+    return classes, W, b - b.mean()

@@ -1,0 +1,100 @@
+"""Instructor-only reference for the ridge_lasso assignment's hidden tests.
+
+Never released: nbgrader_config.py keeps this file out of exercises/, and it is not part of the
+course package (students can read mlcourse_utils, so the reference of a task beyond the chapter
+cannot live there). The hidden test cells load it from solutions/ridge_lasso/ in the grader's
+process.
+
+It holds the extension tasks (weighted ridge, the non-negative LASSO by coordinate descent) and
+the plain methods the tasks prescribe (cyclic coordinate descent sweeps from a given start, a
+path with warm starts), so that hidden tests can compare a student's iterates, not only the
+point they end at. (mlcourse_utils.regularization reaches the same optima by faster routes:
+Gram matrices, working sets, exact steps on the active set.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def weighted_ridge_fit(X, y, lam, weights):
+    """Minimise sum_n s_n (y_n - w.x_n - b)^2 + lam ||w||^2 (b not penalised); returns (w, b).
+
+    b = ybar_s - w.xbar_s with weighted means, and w solves (Xc^T S Xc + lam I) w = Xc^T S yc.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    s = np.asarray(weights, dtype=float)
+    x_mean, y_mean = s @ X / s.sum(), s @ y / s.sum()
+    Xc, yc = X - x_mean, y - y_mean
+    w = np.linalg.solve(Xc.T @ (s[:, None] * Xc) + lam * np.eye(X.shape[1]), Xc.T @ (s * yc))
+    return w, float(y_mean - x_mean @ w)
+
+
+def _sweeps(Xc, r, w, lam, a, tol, max_iter, nonneg):
+    """Cyclic coordinate descent from w (changed in place) with residual r = yc - Xc w.
+
+    Returns the number of sweeps taken. The update is S(rho, lam) / a (max(rho - lam, 0) / a
+    for the non-negative LASSO); stop after the first sweep whose largest change is <= tol.
+    """
+    N, D = Xc.shape
+    for sweep in range(1, max_iter + 1):
+        largest = 0.0
+        for d in range(D):
+            if a[d] == 0.0:
+                continue
+            rho = Xc[:, d] @ r / N + a[d] * w[d]
+            if nonneg:
+                new = max(rho - lam, 0.0) / a[d]
+            else:
+                new = np.sign(rho) * max(abs(rho) - lam, 0.0) / a[d]
+            change = new - w[d]
+            if change != 0.0:
+                r -= change * Xc[:, d]
+                w[d] = new
+                largest = max(largest, abs(change))
+        if largest <= tol:
+            return sweep
+    return max_iter
+
+
+def _centre(X, y):
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x_mean, y_mean = X.mean(axis=0), y.mean()
+    Xc = X - x_mean
+    return Xc, y - y_mean, x_mean, y_mean, np.sum(Xc**2, axis=0) / len(y)
+
+
+def lasso_cd(X, y, lam, tol=1e-8, max_iter=10000):
+    """lasso_fit's prescribed method: cyclic coordinate descent from w = 0; returns (w, b)."""
+    Xc, yc, x_mean, y_mean, a = _centre(X, y)
+    w = np.zeros(Xc.shape[1])
+    _sweeps(Xc, yc.copy(), w, lam, a, tol, max_iter, nonneg=False)
+    return w, float(y_mean - x_mean @ w)
+
+
+def nonneg_lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):
+    """The LASSO with w >= 0 by cyclic coordinate descent from w = 0: w_d <- max(rho_d - lam, 0) / a_d."""
+    Xc, yc, x_mean, y_mean, a = _centre(X, y)
+    w = np.zeros(Xc.shape[1])
+    _sweeps(Xc, yc.copy(), w, lam, a, tol, max_iter, nonneg=True)
+    return w, float(y_mean - x_mean @ w)
+
+
+def lasso_path_warm(X, y, lams, tol=1e-8, max_iter=10000):
+    """lasso_path's prescribed method: from the largest penalty down, each fit starting from the
+    previous solution. Returns (W (len(lams), D), sweeps (len(lams),)) in the order of lams."""
+    Xc, yc, _, _, a = _centre(X, y)
+    lams = np.asarray(lams, dtype=float)
+    w, r = np.zeros(Xc.shape[1]), yc.copy()
+    W, sweeps = np.zeros((len(lams), Xc.shape[1])), np.zeros(len(lams), dtype=int)
+    for i in np.argsort(-lams, kind="stable"):
+        sweeps[i] = _sweeps(Xc, r, w, lams[i], a, tol, max_iter, nonneg=False)
+        W[i] = w
+    return W, sweeps
+
+
+def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):
+    """The rows of lasso_path_warm: at most max_iter sweeps per penalty, each from the last."""
+    return lasso_path_warm(X, y, lams, tol, max_iter)[0]

@@ -1,0 +1,25 @@
+"""Grading a class (grading/batch.py), the parts that need no sandbox: the defences report.
+
+Shards are tested in test_shards, the grading secret in test_integrity; whole batches are
+graded in test_handin, test_shards and test_hostile.
+"""
+
+from __future__ import annotations
+
+from mlcourse_utils.grading.batch import describe_defences
+from mlcourse_utils.grading.sandbox import DEFENCES
+
+
+def test_the_defences_report_names_what_is_missing_and_why():
+    found = {"namespaces": True, "seccomp": False, "memory_cgroup": False}
+    held, missing = describe_defences(found)
+    assert held == "defences in force: namespaces"
+    assert missing.startswith("defences MISSING: seccomp (")
+    assert f"memory_cgroup ({DEFENCES['memory_cgroup']})" in missing
+    assert "--require-isolation" in missing
+
+
+def test_all_defences_in_force_is_one_line_and_none_says_none():
+    assert describe_defences(dict.fromkeys(DEFENCES, True)) == [
+        "defences in force: " + ", ".join(DEFENCES)]
+    assert describe_defences({"seccomp": False})[0] == "defences in force: none"

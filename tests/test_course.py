@@ -1,0 +1,49 @@
+"""The course's catalogue (mlcourse_utils/course.py): assignments, reference modules, the root.
+
+Expected values come from the repository itself, read independently of the module under test
+(the assignment folders in solutions/, the reference modules' files).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import assignment_support as sup
+from mlcourse_utils import course
+
+
+def test_the_catalogue_lists_every_assignment_of_the_course_once():
+    on_disk = {p.name for p in (sup.ROOT / "solutions").iterdir()
+               if (p / f"{p.name}.ipynb").is_file()}
+    assert set(course.ASSIGNMENTS) == on_disk
+    assert len(set(course.ASSIGNMENTS)) == len(course.ASSIGNMENTS)
+    assert set(course.REFERENCE_MODULES) == set(course.ASSIGNMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(course.REFERENCE_MODULES))
+def test_every_reference_module_exists(name):
+    module = importlib.import_module(f"mlcourse_utils.{course.reference_module_name(name)}")
+    assert (sup.ROOT / "mlcourse_utils" / f"{module.__name__.rsplit('.', 1)[1]}.py").is_file()
+
+
+def test_a_missing_mapping_is_an_error_naming_the_table():
+    with pytest.raises(ValueError, match=r"'no_such'.*REFERENCE_MODULES"):
+        course.reference_module_name("no_such")
+    with pytest.raises(TypeError, match="assignment"):
+        course.reference_module_name(None)
+
+
+def test_course_order_puts_unknown_names_last():
+    assert course.course_order(["zz", "gda", "mle", "aa"]) == ["mle", "gda", "aa", "zz"]
+
+
+def test_the_course_root_is_found_upward_and_else_falls_back(tmp_path):
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "nbgrader_config.py").write_text("")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert course.find_course_root(deep) == tmp_path.resolve()
+    # Outside any course folder: the repository of this (editable) install.
+    assert course.find_course_root(tmp_path.parent) == sup.ROOT.resolve() == course.ROOT

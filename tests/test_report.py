@@ -1,0 +1,123 @@
+"""What grading writes (grading/report.py): grades.csv, task_scores.csv, results.json and the
+feedback pages, read back as a spreadsheet, JSON and HTML would be.
+
+Expected totals are sums of the mle assignment's test points, computed here from its tests.
+"""
+
+from __future__ import annotations
+
+import csv
+import html.parser
+import json
+
+import pytest
+
+from mlcourse_utils.grading.late import Cell, write_late_notes
+from mlcourse_utils.grading.report import (
+    csv_text,
+    read_results,
+    regenerate_feedback,
+    write_csvs,
+    write_feedback,
+    write_results,
+)
+from mlcourse_utils.grading.session import GradeResult
+from mlcourse_utils.grading.session import TestResult as Outcome
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("=1+1", "'=1+1"), ("+3", "'+3"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tx", "'\tx"), ("alice", "alice"), ("a=b", "a=b"), ("", ""),
+])
+def test_csv_text_quotes_what_a_spreadsheet_would_run(text, expected):
+    assert csv_text(text) == expected
+
+
+def _result(assignment, student, share, **extra):
+    return GradeResult(student, assignment.name, [
+        Outcome(t.grade_id, t.task, t.points, t.points * share, t.description)
+        for t in assignment.tests], **extra)
+
+
+def test_grade_files_hold_a_row_per_student_and_task(tmp_path, mle_assignment):
+    results = {"=cmd": _result(mle_assignment, "=cmd", 0.0),
+               "alice": _result(mle_assignment, "alice", 1.0)}
+    write_csvs(results, mle_assignment, tmp_path)
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    top = sum(t.points for t in mle_assignment.tests)
+    assert [r["student_id"] for r in rows] == ["'=cmd", "alice"]
+    assert [float(r["score"]) for r in rows] == [0.0, top]
+    assert {float(r["max_score"]) for r in rows} == {top}
+    with open(tmp_path / "task_scores.csv", newline="", encoding="utf-8") as fh:
+        tasks = list(csv.DictReader(fh))
+    assert len(tasks) == 2 * len(mle_assignment.tasks)
+    alice = {r["task"]: float(r["score"]) for r in tasks if r["student_id"] == "alice"}
+    assert alice == {task: sum(t.points for t in mle_assignment.tests if t.task == task)
+                     for task in mle_assignment.tasks}
+
+
+def test_results_json_round_trips_and_a_foreign_file_is_refused(tmp_path, mle_assignment):
+    result = _result(mle_assignment, "bob", 0.5, cell_errors=[(3, "NameError")],
+                     reasons={mle_assignment.tasks[0]: "not implemented"})
+    write_results({"bob": result}, mle_assignment, tmp_path, {"seccomp": True}, {"seconds": 2})
+    back = read_results(tmp_path)
+    assert back.name == "mle" and back.results == {"bob": result}
+    assert back.defences == {"seccomp": True} and back.run == {"seconds": 2}
+    (tmp_path / "results.json").write_text(json.dumps({"students": {}}))
+    with pytest.raises(ValueError, match="not a results file"):
+        read_results(tmp_path)
+
+
+class _Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_a_feedback_page_shows_student_output_as_text(tmp_path, mle_assignment):
+    result = _result(mle_assignment, "eve", 0.0, output=HOSTILE, notes=[HOSTILE],
+                     reasons={mle_assignment.tasks[0]: HOSTILE})
+    write_feedback(result, mle_assignment, tmp_path / "eve.html")
+    page = (tmp_path / "eve.html").read_text()
+    parsed = _Text()
+    parsed.feed(page)
+    assert "script" not in parsed.tags and "img" not in parsed.tags
+    assert "".join(parsed.text).count(HOSTILE) == 3  # shown, as text, three times
+    assert "Late submission" not in page
+
+
+def test_the_late_section_is_part_of_the_page_only_with_a_penalty(tmp_path, mle_assignment):
+    result = _result(mle_assignment, "bob", 1.0)
+    top = mle_assignment.max_score
+    late = {**Cell(top * 0.8, top, 20.0, 2, "2026-03-04 10:00+00:00", "2026-03-02 23:59+00:00",
+                   "<b>times.csv</b>").__dict__, "max_score": top}
+    write_feedback(result, mle_assignment, tmp_path / "bob.html", late=late)
+    page = (tmp_path / "bob.html").read_text()
+    assert page.count("Late submission") == 1 and "2 days after the deadline" in page
+    assert f"{top:g} becomes <strong>{round(top * 0.8, 2):g} / {top:g}</strong>" in page
+    assert "&lt;b&gt;times.csv&lt;/b&gt;" in page  # escaped like everything else
+    write_feedback(result, mle_assignment, tmp_path / "ok.html", late={**late, "penalty": 0.0})
+    assert "Late submission" not in (tmp_path / "ok.html").read_text()
+
+
+def test_regenerated_pages_take_the_late_record_and_name_foreign_files(
+        tmp_path, write_graded, mle_assignment):
+    graded = write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5})
+    (graded / "feedback" / "notes.txt").write_text("a TA's file")
+    top = mle_assignment.max_score
+    write_late_notes(graded, {"bob": Cell(top * 0.45, top * 0.5, 10.0, 1, "a", "b", "t")}, top)
+    done = regenerate_feedback(graded)
+    assert [p.name for p in done.pages] == ["alice.html", "bob.html"]
+    assert done.foreign == ["notes.txt"]
+    assert done.pending == ["alice", "bob"]  # mle has answers graded by hand, none graded yet
+    assert "Late submission" in (graded / "feedback" / "bob.html").read_text()
+    assert "Late submission" not in (graded / "feedback" / "alice.html").read_text()
