@@ -16,7 +16,7 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.grading import names, notebook, release, selfcheck
-from mlcourse_utils.grading.graded_folder import classify_reason
+from mlcourse_utils.grading.reasons import classify_reason
 
 ASSIGNMENTS = sup.assignments()
 

@@ -70,13 +70,18 @@ def body_source(path: Path, name: str) -> str:
 
 @cache
 def reference_bodies() -> dict[str, tuple[str, ...]]:
-    """``{module.function: canonical body}`` of every function whose listing prints an answer."""
+    """``{module.function: canonical body}`` of every function whose listing prints an answer:
+    in ``mlcourse_utils`` and in the instructor-only references of ``solutions/``."""
     found = {}
-    for path in sorted((ROOT / "mlcourse_utils").glob("*.py")):
+    paths = [*sorted((ROOT / "mlcourse_utils").glob("*.py")),
+             *sorted((ROOT / "solutions").glob("*/instructor_reference.py"))]
+    for path in paths:
         for name in sorted(answers_in(path, ASSIGNED)):
             stream = canonical(tokens(body_source(path, name)))
             if len(stream) >= MIN_TOKENS:
-                found[f"{path.stem}.{name}"] = stream
+                where = path.stem if path.parent.name == "mlcourse_utils" else \
+                    f"solutions/{path.parent.name}/{path.stem}"
+                found[f"{where}.{name}"] = stream
     return found
 
 
@@ -124,8 +129,14 @@ PLANTED = '''
 def test_reference_bodies_cover_every_assigned_function():
     """Every task's function has a body long enough to look for."""
     bodies = reference_bodies()
-    covered = {label.split(".", 1)[1] for label in bodies}
+    covered = {label.rsplit(".", 1)[1] for label in bodies}
     assert ASSIGNED, "no assigned functions found"
+    defined = set()
+    for path in [*(ROOT / "mlcourse_utils").glob("*.py"),
+                 *(ROOT / "solutions").glob("*/instructor_reference.py")]:
+        defined |= {n.name for n in ast.parse(path.read_text(encoding="utf-8")).body
+                    if isinstance(n, ast.FunctionDef)}
+    assert ASSIGNED <= defined, f"tasks without a reference: {sorted(ASSIGNED - defined)}"
     short = ASSIGNED - covered
     # A body under MIN_TOKENS tokens would match ordinary code; none of the tasks is that short.
     assert not short, f"bodies too short to look for: {sorted(short)}"
@@ -135,7 +146,8 @@ def test_a_planted_listing_is_found_with_other_names_and_layout():
     """The body of a reference function, renamed, reflowed, commented and HTML-escaped inside a
     highlighted listing, is found; the same page without it is clean."""
     label, path, name = next((lab, ROOT / "mlcourse_utils" / f"{lab.split('.')[0]}.py",
-                              lab.split(".")[1]) for lab in reference_bodies())
+                              lab.split(".")[1]) for lab in reference_bodies()
+                             if not lab.startswith("solutions/"))
     source = body_source(path, name)
     renamed = source
     for old in sorted({t for t in tokens(source) if _is_name(t)}, key=len, reverse=True):
