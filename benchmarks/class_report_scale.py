@@ -49,7 +49,8 @@ def _sigmoid(t):
 def make_folder(name, out, abilities, seed):
     """Write one synthetic graded folder; return (broken check id, misconception check id)."""
     from mlcourse_utils.grading.notebook import load_assignment
-    from mlcourse_utils.grading.report import write_csvs, write_feedback, write_results
+    from mlcourse_utils.grading.report import write_feedback
+    from mlcourse_utils.grading.results import write_csvs, write_results
     from mlcourse_utils.grading.session import DELEGATION, GradeResult, TestResult
 
     rng = random.Random(seed)

@@ -72,7 +72,8 @@ def write_graded(mle_assignment):
     given, intake.json and timestamps.json), without grading anything."""
     import json
 
-    from mlcourse_utils.grading.report import write_feedback, write_results
+    from mlcourse_utils.grading.report import write_feedback
+    from mlcourse_utils.grading.results import write_results
     from mlcourse_utils.grading.session import GradeResult, TestResult
 
     def write(folder, scores, intake=None, times=None):

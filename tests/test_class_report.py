@@ -1,6 +1,6 @@
 """`mlcourse report`: the class report, on synthetic graded folders and on a class graded for real.
 
-The unit tests write graded folders with the grader's own writers (``report.write_csvs``,
+The unit tests write graded folders with the grader's own writers (``results.write_csvs``,
 ``write_results``, ``write_feedback``) for a small made-up assignment whose expected statistics
 are derived by hand in each test's docstring, or from scipy on the CSVs the test reads itself.
 The scenario test (slow) grades a small class built from ``tests/submissions`` with
@@ -35,7 +35,8 @@ from mlcourse_utils.grading.class_report import make_report
 from mlcourse_utils.grading.class_stats import build_report, pearson
 from mlcourse_utils.grading.graded_folder import GradedFolderError, read_graded_folder
 from mlcourse_utils.grading.reasons import classify_reason
-from mlcourse_utils.grading.report import write_csvs, write_feedback, write_results
+from mlcourse_utils.grading.report import write_feedback
+from mlcourse_utils.grading.results import write_csvs, write_results
 from mlcourse_utils.grading.session import DELEGATION, GradeResult
 
 # ----------------------------------------------------------------------------- a toy assignment

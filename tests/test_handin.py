@@ -523,7 +523,7 @@ def test_canvas_export(graded, tmp_path):
     assert len(body) == 8  # every roster student, nobody else
     assert "ghost" not in json.dumps(rows)
     auto = {s.lstrip("'"): v for s, (v, _) in sup.read_scores(out)[0].items()}
-    from mlcourse_utils.grading.lms import read_graded
+    from mlcourse_utils.grading.graded_folder import read_graded
 
     totals = read_graded(out).scores  # autograded + whatever manual points were imported
     assert totals["alice"] >= auto["alice"]
@@ -558,7 +558,7 @@ def test_times_inside_submissions_are_used_only_when_asked(graded, tmp_path):
     time, no penalty for anyone. With --times-from-submission it is (and marked so), and
     =cmd|calc's naive timestamp (31 minutes late in Berlin time) costs 10 %."""
     _, out, _ = graded
-    from mlcourse_utils.grading.lms import read_graded
+    from mlcourse_utils.grading.graded_folder import read_graded
 
     totals = read_graded(out).scores
     rows, stdout = _export(graded, tmp_path, "canvas", times=None)
@@ -578,7 +578,7 @@ def test_an_impossible_time_costs_only_its_student(graded, tmp_path):
     """In TIMES.csv alice's offset and dave's year are impossible: each is named with the reason
     and gets no penalty; bob (2 days late) and =cmd|calc (31 minutes) keep theirs."""
     _, out, _ = graded
-    from mlcourse_utils.grading.lms import read_graded
+    from mlcourse_utils.grading.graded_folder import read_graded
 
     totals = read_graded(out).scores
     times = TIMES.replace("alice,2026-03-02 23:05:00+01:00", "alice,2026-03-05 23:05:00+99:00") \
@@ -605,7 +605,7 @@ def test_moodle_export_with_zero_for_missing(graded, tmp_path):
                              "nothing@uni.example", "eve@uni.example"}
     assert by_email["nobody@uni.example"][3] == "0" and by_email["nothing@uni.example"][3] == "0"
     assert by_email["f@uni.example"][1] == "'=cmd|calc"
-    from mlcourse_utils.grading.lms import read_graded
+    from mlcourse_utils.grading.graded_folder import read_graded
 
     totals = read_graded(out).scores
     assert float(by_email["bob@uni.example"][3]) == pytest.approx(totals["bob"] * 0.8, abs=0.005)

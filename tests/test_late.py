@@ -10,6 +10,7 @@ import datetime as dt
 
 import pytest
 
+from mlcourse_utils.grading.graded_folder import Graded
 from mlcourse_utils.grading.late import (
     Cell,
     LatePolicy,
@@ -18,7 +19,6 @@ from mlcourse_utils.grading.late import (
     read_late_notes,
     write_late_notes,
 )
-from mlcourse_utils.grading.lms import Graded
 from mlcourse_utils.grading.roster import Student
 from mlcourse_utils.grading.times import LMS_SOURCE
 

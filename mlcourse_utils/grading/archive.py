@@ -20,8 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .protocol import clean_text
-from .submissions import MAX_NOTEBOOK_BYTES
 
+#: The largest member read by default: the notebook cap of :mod:`.submissions` (which passes
+#: its own cap; this module imports nothing of the grader's but the text cleaner).
+MAX_MEMBER_BYTES = 16 * 2**20
 #: At most this many members (a class of a few thousand, a few files each).
 MAX_MEMBERS = 20_000
 #: At most this many bytes, all members inflated together.
@@ -52,7 +54,7 @@ def safe_parts(name: str) -> list[str] | None:
     return parts
 
 
-def read_members(path: Path | str, limit: int = MAX_NOTEBOOK_BYTES,
+def read_members(path: Path | str, limit: int = MAX_MEMBER_BYTES,
                  max_members: int = MAX_MEMBERS,
                  max_total: int = MAX_TOTAL_BYTES) -> Iterator[Member]:
     """Every regular file of the zip at ``path`` as a :class:`Member` (see the module text).

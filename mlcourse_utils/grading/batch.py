@@ -28,8 +28,9 @@ from ..course import find_course_root
 from . import analysis, gradebook, manual, sandbox, times
 from .notebook import Assignment, load_assignment
 from .protocol import clean_text
-from .report import NBGRADER_CONFIG, read_results, write_csvs, write_feedback, write_results
+from .report import NBGRADER_CONFIG, write_feedback
 from .requirements import check_dependencies
+from .results import read_results, write_csvs, write_results
 from .roster import Roster, read_roster
 from .session import GradeResult, check_setup, grade_notebook
 from .submissions import LAYOUTS, Intake, Refused, collect

@@ -54,7 +54,7 @@ from .class_model import (
 from .class_stats import build_report
 from .graded_folder import GradedFolderError, read_graded_folder
 from .reasons import CATEGORIES
-from .report import csv_text
+from .text import csv_text
 
 # ------------------------------------------------------------------ writing
 

@@ -399,3 +399,48 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
 def describe_gaps(folders: Mapping[str, GradedFolder]) -> list[str]:
     """Every gap of every folder, prefixed with its assignment."""
     return [f"{name}: {gap}" for name, graded in folders.items() for gap in graded.gaps]
+
+
+# ------------------------------------------------------------------ totals for an export
+
+
+@dataclasses.dataclass
+class Graded:
+    """One graded folder: the assignment's totals per student."""
+
+    name: str
+    folder: Path
+    max_score: float
+    scores: dict[str, float]          # student -> points (autograded + manual)
+    ungraded: list[str]               # students with manual cells still to grade
+    times: dict[str, dict[str, Any]]  # student -> {"submitted", "time", "source"}
+
+
+def read_graded(folder: Path | str) -> Graded:
+    """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not)."""
+    folder = Path(folder)
+    from .results import read_results
+
+    results = read_results(folder)
+    db = folder / "gradebook.db"
+    if db.is_file():
+        from .gradebook import gradebook_id, totals
+
+        max_score, by_book, ungraded = totals(db, results.name)
+        ours = {gradebook_id(s): s for s in results.results}
+        scores = {ours[b]: v for b, v in by_book.items() if b in ours}
+        ungraded = sorted(ours[b] for b in ungraded if b in ours)
+        # A student the gradebook lacks (its row could not be written) keeps the autograded
+        # score and is listed with the ones still to grade by hand.
+        for student in sorted(set(results.results) - set(scores)):
+            scores[student] = results.results[student].score
+            ungraded.append(student)
+    else:
+        from .notebook import load_assignment
+
+        max_score = load_assignment(results.name).max_score
+        scores = {s: r.score for s, r in results.results.items()}
+        ungraded = []
+    times_path = folder / "timestamps.json"
+    times = json.loads(times_path.read_text(encoding="utf-8")) if times_path.is_file() else {}
+    return Graded(results.name, folder, max_score, scores, ungraded, times)

@@ -1,11 +1,12 @@
 """Grades for a learning management system (``mlcourse export``): Canvas and Moodle files.
 
-``mlcourse export`` reads one graded folder per assignment (:func:`read_graded`: nbgrader's
-totals in ``gradebook.db``, autograded plus the manual points that ``mlcourse grade-import``
-loaded; without a gradebook, the autograded ``results.json``), the roster (:mod:`.roster`), the
-due dates and late rule (:mod:`.late`) and the submission times (:mod:`.times`), and writes the
-grade file Canvas or Moodle imports (:func:`export`). Each late student's penalty is recorded in
-the graded folder and shown in their feedback page, which is written again by :mod:`.report`.
+``mlcourse export`` reads one graded folder per assignment (:func:`.graded_folder.read_graded`:
+nbgrader's totals in ``gradebook.db``, autograded plus the manual points that ``mlcourse
+grade-import`` loaded; without a gradebook, the autograded ``results.json``), the roster
+(:mod:`.roster`), the due dates and late rule (:mod:`.late`) and the submission times
+(:mod:`.times`), and writes the grade file Canvas or Moodle imports (:func:`export`). Each late
+student's penalty is recorded in the graded folder and shown in their feedback page, which is
+written again by :mod:`.report`.
 :func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
 """
 
@@ -21,57 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_open
+from .graded_folder import read_graded
 from .late import Cell, read_config, write_late_notes
 from .late import cells as late_cells
 from .protocol import clean_text
-from .report import csv_text, read_results, regenerate_feedback
+from .report import regenerate_feedback
+from .results import read_results
 from .roster import match_roster, read_roster
+from .text import csv_text
 from .times import read_times
 
 FORMATS = ("canvas", "moodle")
-
-
-# ------------------------------------------------------------------ scores
-
-
-@dataclasses.dataclass
-class Graded:
-    """One graded folder: the assignment's totals per student."""
-
-    name: str
-    folder: Path
-    max_score: float
-    scores: dict[str, float]          # student -> points (autograded + manual)
-    ungraded: list[str]               # students with manual cells still to grade
-    times: dict[str, dict[str, Any]]  # student -> {"submitted", "time", "source"}
-
-
-def read_graded(folder: Path | str) -> Graded:
-    """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not)."""
-    folder = Path(folder)
-    results = read_results(folder)
-    db = folder / "gradebook.db"
-    if db.is_file():
-        from .gradebook import gradebook_id, totals
-
-        max_score, by_book, ungraded = totals(db, results.name)
-        ours = {gradebook_id(s): s for s in results.results}
-        scores = {ours[b]: v for b, v in by_book.items() if b in ours}
-        ungraded = sorted(ours[b] for b in ungraded if b in ours)
-        # A student the gradebook lacks (its row could not be written) keeps the autograded
-        # score and is listed with the ones still to grade by hand.
-        for student in sorted(set(results.results) - set(scores)):
-            scores[student] = results.results[student].score
-            ungraded.append(student)
-    else:
-        from .notebook import load_assignment
-
-        max_score = load_assignment(results.name).max_score
-        scores = {s: r.score for s, r in results.results.items()}
-        ungraded = []
-    times_path = folder / "timestamps.json"
-    times = json.loads(times_path.read_text(encoding="utf-8")) if times_path.is_file() else {}
-    return Graded(results.name, folder, max_score, scores, ungraded, times)
 
 
 # ------------------------------------------------------------------ export

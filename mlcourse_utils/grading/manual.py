@@ -31,7 +31,6 @@ by grading again; :func:`set_aside` moves it to ``OUT/kept/`` when the grader is
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import os
@@ -52,11 +51,12 @@ from .notebook import (
     strip_nbgrader_markers,
 )
 from .protocol import clean_text
-from .report import csv_text
+from .requirements import INSTALL, MATHJAX_FILE, mathjax_files
+from .results import read_results
+from .text import csv_text
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)
-MATHJAX_FILE = "tex-svg-full.js"
 #: The page's own script: points and comments entered in the page, saved as the CSV.
 GRADING_SCRIPT = "grading.js"
 
@@ -68,21 +68,6 @@ def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
     if schemes:
         return "mark scheme", "\n\n".join(s.strip("\n") for s in schemes)
     return "model answer and grading notes", strip_nbgrader_markers(source)
-
-
-def _mathjax_files():
-    """``{name: path}`` of the offline MathJax of sphinx-mathjax-offline (and its safe filter)."""
-    spec = importlib.util.find_spec("sphinx-mathjax-offline")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax"
-    files = {MATHJAX_FILE: folder / MATHJAX_FILE, "ui/safe.js": folder / "ui" / "safe.js"}
-    return files if all(p.is_file() for p in files.values()) else None
-
-
-def mathjax_available() -> bool:
-    """Whether the manual-grading pages can typeset mathematics (the ``[grading]`` extra)."""
-    return _mathjax_files() is not None
 
 
 def _macros(root):
@@ -150,10 +135,8 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
     solution = Path(root) / "solutions" / assignment.name / assignment.notebook
     instructor = {grade_id(c): c for c in read_notebook_cells(solution.read_bytes())
                   if is_manual_cell(c)}
-    files = _mathjax_files()
+    files = mathjax_files()
     if files is None:
-        from .requirements import INSTALL
-
         raise ValueError("the manual-grading pages need the offline MathJax of "
                          f"sphinx-mathjax-offline: {INSTALL}")
     for name, path in files.items():
@@ -204,7 +187,7 @@ class FilledCsvError(ValueError):
 
 
 def _unquoted(text):
-    """A cell as written by :func:`~.report.csv_text` (or the page's script) read back: the
+    """A cell as written by :func:`~.text.csv_text` (or the page's script) read back: the
     ``'`` put before a leading formula character is removed."""
     return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") \
         else text
@@ -281,8 +264,6 @@ def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, 
 
     Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
     """
-    from .report import read_results
-
     graded = Path(graded)
     results = read_results(graded)
     db = graded / "gradebook.db"
@@ -356,8 +337,6 @@ def set_aside(out: Path | str) -> list[str]:
 def read_manual_grades(graded: Path | str) -> dict[str, dict[str, tuple[float | None, str]]]:
     """``{student: {grade_id: (manual points or None, the TA's comment)}}`` from the graded
     folder's ``gradebook.db`` (what ``grade-import`` loaded); empty when there is none."""
-    from .report import read_results
-
     graded = Path(graded)
     results = read_results(graded)
     db = graded / "gradebook.db"

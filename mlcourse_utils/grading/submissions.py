@@ -245,7 +245,7 @@ def _items(submissions: Path) -> tuple[list[_Item], list[Path], list[str]]:
 
     def member_items(zip_path):
         out = []
-        for m in read_members(zip_path):
+        for m in read_members(zip_path, limit=MAX_NOTEBOOK_BYTES):
             def read(m=m):
                 if m.data is None:
                     raise ValueError(m.problem)

@@ -95,6 +95,8 @@ def lasso_path_warm(X, y, lams, tol=1e-8, max_iter=10000):
     return W, sweeps
 
 
-def lasso_path(X, y, lams, tol=1e-8, max_iter=10000):
-    """The rows of lasso_path_warm: at most max_iter sweeps per penalty, each from the last."""
+def lasso_path_sweeps(X, y, lams, tol=1e-8, max_iter=10000):
+    """lasso_path by plain warm-started sweeps (the rows of lasso_path_warm; named apart from the
+    package's lasso_path, whose working sets count sweeps differently): at most max_iter sweeps
+    per penalty, each from the last."""
     return lasso_path_warm(X, y, lams, tol, max_iter)[0]
