@@ -33,6 +33,51 @@ from mlcourse_utils.grading.notebook import (
 ASSIGNMENTS = sup.assignments()
 TIMEOUT = "6"
 
+#: Answers in tests/submissions/NAME.py (HONEST, WRONG) that call what their task now forbids
+#: (metadata.mlcourse.forbidden of the source notebook): that task earns nothing, and the
+#: feedback names the call. {(assignment, HONEST label or "wrong_<task>_<k>"): {task: call}}.
+FORBIDDEN_IN_VARIANTS = {
+    ("mle", "scipy_and_lists"): {"mvn_mle": "numpy.cov",
+                                 "bernoulli_log_likelihood": "scipy.stats.bernoulli"},
+    ("mle", "wrong_mvn_mle_0"): {"mvn_mle": "numpy.cov"},
+    # posterior_predictive_heads: a frozen distribution's method, seen only at run time.
+    ("bayes", "scipy_and_lists"): {"model_posterior": "scipy.special.softmax",
+                                   "beta_credible_interval": "scipy.stats.beta.interval",
+                                   "posterior_predictive_heads": "scipy.stats.beta.mean"},
+    ("bayes", "warnings_and_prints"): {"model_posterior": "scipy.special.logsumexp"},
+    ("bayes", "wrong_model_posterior_2"): {"model_posterior": "scipy.special.logsumexp"},
+    ("bayes", "wrong_model_posterior_3"): {"model_posterior": "scipy.special.logsumexp"},
+    ("naive_bayes", "scipy_and_lists"): {
+        "bernoulli_nb_log_joint": "scipy.special.xlogy",
+        "predict_proba_from_log_joint": "scipy.special.softmax",
+        "nb_linear_weights": "scipy.special.logit"},
+    ("naive_bayes", "warnings_and_prints"): {
+        "predict_proba_from_log_joint": "scipy.special.logsumexp"},
+    ("naive_bayes", "wrong_bernoulli_nb_log_joint_2"): {
+        "bernoulli_nb_log_joint": "scipy.special.xlogy"},
+    ("gda", "loops"): {"fit_qda": "numpy.cov", "gda_log_joint": "scipy.stats.multivariate_normal"},
+    ("gda", "scipy_and_lists"): {"fit_lda": "numpy.cov"},
+    ("gda", "warnings_and_prints"): {"nearest_centroid_predict": "scipy.spatial.distance"},
+    ("gda", "wrong_fit_qda_0"): {"fit_qda": "numpy.cov"},
+    ("gda", "wrong_gda_log_joint_1"): {"gda_log_joint": "scipy.stats.multivariate_normal"},
+    ("gda", "wrong_gda_log_joint_2"): {"gda_log_joint": "scipy.stats.multivariate_normal"},
+    ("logistic_regression", "scipy_and_lists"): {
+        "sigmoid": "scipy.special.log_expit", "logistic_nll": "scipy.special.log_expit",
+        "logistic_nll_grad": "scipy.special.expit", "softmax": "scipy.special.softmax",
+        "fit_softmax_regression": "scipy.special.log_softmax"},
+    ("logistic_regression", "warnings_and_prints"): {"softmax": "scipy.special.logsumexp"},
+    ("logistic_regression", "shortcut_sigmoid_scipy_expit"): {"sigmoid": "scipy.special.expit"},
+    ("logistic_regression", "shortcut_fit_logistic_lbfgs"): {
+        "fit_logistic_regression": "scipy.optimize"},
+    ("logistic_regression", "shortcut_fit_softmax_lbfgs"): {
+        "fit_softmax_regression": "scipy.optimize"},
+    ("logistic_regression", "shortcut_fit_probit_lbfgs"): {
+        "fit_probit_regression": "scipy.optimize"},
+    ("information_theory", "scipy_and_numpy_types"): {
+        "entropy": "scipy.stats.entropy", "cross_entropy": "scipy.special.xlogy",
+        "kl_divergence": "scipy.special.rel_entr"},
+}
+
 pytestmark = pytest.mark.slow
 
 
@@ -146,14 +191,26 @@ class Batch:
         add("solution", full, nb=sup.make_submission(name, self.solution))
         add("solution_nested", full, nb=sup.make_submission(name, self.solution), nested=True)
         add("release", zero, nb=sup.release_notebook(name))
+        def forbidden_zero(label):
+            return dict.fromkeys(FORBIDDEN_IN_VARIANTS.get((name, label), {}), 0.0)
+
         for task, wrongs in self.v.WRONG.items():
             for k, (src, score) in enumerate(wrongs):
-                add(f"wrong_{task}_{k}", {**full, task: float(score)},
+                add(f"wrong_{task}_{k}", {**full, task: float(score),
+                                          **forbidden_zero(f"wrong_{task}_{k}")},
                     nb=sup.make_submission(name, {**self.solution, task: src}))
         for label, answers in self.v.HONEST.items():
-            add(f"honest_{label}", full, nb=sup.make_submission(name, {**self.solution, **answers}))
+            add(f"honest_{label}", {**full, **forbidden_zero(label)},
+                nb=sup.make_submission(name, {**self.solution, **answers}))
+        # Shortcuts through a forbidden call (by name, alias, getattr, or a name built at run
+        # time): that task earns nothing, the others keep full marks.
+        for task, shortcuts in getattr(self.v, "FORBIDDEN_SHORTCUTS", {}).items():
+            for k, (src, _call) in enumerate(shortcuts):
+                add(f"forbidden_{task}_{k}", {**full, task: 0.0},
+                    nb=sup.make_submission(name, {**self.solution, task: src}))
         for label, (task, src, score) in getattr(self.v, "SHORTCUTS", {}).items():
-            add(f"shortcut_{label}", {**full, task: float(score)},
+            add(f"shortcut_{label}", {**full, task: float(score),
+                                      **forbidden_zero(f"shortcut_{label}")},
                 nb=sup.make_submission(name, {**self.solution, task: src}))
         test_ids = [t.grade_id for t in self.assignment.tests]
         for student, spec in _tamper_cells(name, self.v.MODULE, self.tasks).items():
@@ -215,6 +272,12 @@ def students(kind):
             out += [(name, f"wrong_{t}_{k}") for t, ws in v.WRONG.items() for k in range(len(ws))]
         elif kind == "honest":
             out += [(name, f"honest_{label}") for label in v.HONEST]
+        elif kind == "forbidden":
+            out += [(name, f"forbidden_{t}_{k}")
+                    for t, shortcuts in getattr(v, "FORBIDDEN_SHORTCUTS", {}).items()
+                    for k in range(len(shortcuts))]
+            out += [(name, label if label.startswith(("wrong_", "shortcut_")) else
+                     f"honest_{label}") for (n, label) in FORBIDDEN_IN_VARIANTS if n == name]
         elif kind == "shortcut":
             out += [(name, f"shortcut_{label}") for label in getattr(v, "SHORTCUTS", {})]
         elif kind == "tamper":
@@ -285,6 +348,31 @@ def test_wrong_answer_loses_only_its_task(batches, name, student):
 @pytest.mark.parametrize("name,student", students("honest"))
 def test_honest_variants_keep_full_marks(batches, name, student):
     _assert_expected(batches(name), student)
+
+
+def _forbidden_calls(name, student):
+    """{task: the call its answer makes, which the task forbids} for a generated student."""
+    if student.startswith("forbidden_"):
+        v = sup.variants(name)
+        task = max((t for t in v.FORBIDDEN_SHORTCUTS if student.startswith(f"forbidden_{t}_")),
+                   key=len)
+        return {task: v.FORBIDDEN_SHORTCUTS[task][int(student.rsplit("_", 1)[1])][1]}
+    label = student if student.startswith(("wrong_", "shortcut_")) else \
+        student.removeprefix("honest_")
+    return FORBIDDEN_IN_VARIANTS[(name, label)]
+
+
+@pytest.mark.parametrize("name,student", students("forbidden"))
+def test_forbidden_call_costs_its_task_and_is_named(batches, name, student):
+    """A forbidden call gives its task zero (others untouched); the feedback and results.json
+    name the call."""
+    b = batches(name)
+    _assert_expected(b, student)
+    entry = json.loads((b.out / "results.json").read_text())["students"][student]
+    for task, call in _forbidden_calls(name, student).items():
+        assert call in entry["reasons"][task], entry["reasons"]
+        assert "forbidden call" in entry["reasons"][task]
+        assert call in b.feedback(student)
 
 
 @pytest.mark.parametrize("name,student", students("shortcut"))

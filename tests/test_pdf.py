@@ -281,3 +281,14 @@ def test_a_rendered_page_has_content_and_no_website_chrome(pdfs):
 def test_css_strings_are_escaped():
     assert _css_string('a"b\\c') == '"a\\22 b\\5c c"'
     assert _css_string("Maximum likelihood · 3") == '"Maximum likelihood \\b7  3"'
+
+
+def test_student_pdf_prints_no_answer(pdfs):
+    """The student PDF (the book and each chapter) holds the body of no assigned function,
+    names and layout aside (tests/test_student_answers.py)."""
+    from test_student_answers import printed_answers
+
+    result = pdfs["student"]
+    for path in [result.book, *result.chapters.values()]:
+        found = printed_answers(_text(path))
+        assert not found, f"{path.name} prints {found}"

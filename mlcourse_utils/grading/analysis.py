@@ -19,27 +19,36 @@ sanitising) costs far more time and memory than the text's size, so it never run
   by a second child (:func:`render_pages`), so that a failure there costs the student only
   those pages (each answer that cannot be shown gets the reason in its place), never points.
 
-For other checks of student code (e.g. forbidden calls), use :func:`scan_code` on a cell *inside*
-the child (add the names to watch to :func:`analyse`'s ``watch``; the answer lists, per code cell,
-the watched names it uses), never on student text in the grader's own process.
+For other checks of student code (e.g. forbidden calls), use :func:`~.names.scan_code` on a cell
+*inside* the child (add the names to watch to :func:`analyse`'s ``watch``; the answer lists, per
+code cell, the watched names it uses, resolved through the aliases all cells bind, and the names
+that could disable the sandbox's watch on forbidden calls), never on student text in the
+grader's own process.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 import math
 import os
-import re
 import resource
 import struct
 import threading
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .names import (  # noqa: F401 (re-exported: the scan's home used to be here)
+    MAX_PARSED_CELL,
+    REFERENCE,
+    TAMPER_PATTERNS,
+    CodeScan,
+    notebook_bindings,
+    qualified_names,
+    scan_code,
+)
 from .notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
 from .protocol import clean_text
 
@@ -48,138 +57,14 @@ if TYPE_CHECKING:
 
 #: Cells (of any kind) accepted in one notebook: course notebooks have about a hundred.
 MAX_CELLS = 2000
-#: Characters of one code cell that Python's parser reads (it needs about 500 bytes of memory per
-#: character). A longer cell is judged by its text instead (:func:`scan_code`).
-MAX_PARSED_CELL = 200_000
 #: Memory the child may use beyond what it starts with, and its largest answer (bytes).
 MEMORY_MB = 1024
 MAX_REPLY = 48 * 2**20
 #: Watched names reported per cell, and notes per notebook.
 MAX_USES = 50
 MAX_NOTES = 50
-#: Always watched: the reference package (an answer that uses it earns nothing).
-REFERENCE = "mlcourse_utils"
-
-#: Text that shows an attempt to interfere with grading (reported; it earns nothing anyway).
-#: Every pattern starts with a fixed word and has only bounded gaps, so a search is linear.
-TAMPER_PATTERNS = {
-    r"input_transformers|ast_transformers|input_transformer_manager": "rewrites IPython's input",
-    r"\.run_code\b|\.run_cell\b|\.run_ast_nodes\b": "patches IPython's execution",
-    r"display_formatter|\.displayhook[ \t]*=|display_pub": "hijacks the display formatter",
-    r"sys\.modules[ \t]*\[[^]\n]{0,200}\][ \t]*=": "replaces modules in sys.modules",
-    r"\bbuiltins\.\w{1,100}[ \t]*=|__builtins__[ \t]*\[": "replaces built-in functions",
-    r"\b(?:numpy|np)(?:\.testing)?\.(?:isclose|allclose|array_equal|assert_\w{1,60})[ \t]*=":
-        "monkeypatches numpy",
-}
-_TAMPER = [(re.compile(p), what) for p, what in TAMPER_PATTERNS.items()]
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]{1,200})", re.MULTILINE)
-_MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
-
-
 class AnalysisError(Exception):
     """The notebook could not be read within the limits: the reason, in words, for the student."""
-
-
-# ------------------------------------------------------------------ one cell (inside the child)
-
-
-@dataclasses.dataclass
-class CodeScan:
-    """What :func:`scan_code` found in one cell of code."""
-
-    uses: list[str]          # the watched names the code refers to (sorted)
-    tamper: list[str]        # what the code's text shows an attempt to do (TAMPER_PATTERNS)
-    parsed: bool             # False: judged by its text (too long, or not Python syntax)
-    reason: str = ""         # why it was not parsed
-
-
-def _without_magics(source):
-    """IPython's ``%magic`` and ``!shell`` lines as ``pass`` (a cell magic's body is kept)."""
-    if source.lstrip().startswith("%%"):
-        source = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
-    return _MAGIC_LINE.sub(lambda m: m.group(1) + "pass", source)
-
-
-def _dotted(node):
-    """``a.b.c`` for an attribute chain on a name, else None (iterative: chains may be long)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
-def qualified_names(tree: ast.AST) -> set[str]:
-    """Every dotted name ``tree`` refers to, with imports resolved to what they import.
-
-    ``import numpy as np; np.linalg.inv`` gives ``numpy.linalg.inv``; ``from scipy.stats import
-    entropy as H; H(p)`` gives ``scipy.stats.entropy``; an imported module is named too
-    (``import mlcourse_utils.mle`` gives ``mlcourse_utils.mle``). Names built at run time
-    (``getattr``, ``importlib``) are not seen.
-    """
-    aliases, names = {}, set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                names.add(alias.name)
-                if alias.asname:
-                    aliases[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    aliases[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-            for alias in node.names:
-                if alias.name != "*":
-                    full = f"{node.module}.{alias.name}"
-                    names.add(full)
-                    aliases[alias.asname or alias.name] = full
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            parts = _dotted(node)
-            if parts is not None:
-                root = aliases.get(parts[0], parts[0])
-                names.add(".".join([root, *parts[1:]]))
-    return names
-
-
-def _matches(name, watched):
-    return name == watched or name.startswith(watched + ".")
-
-
-def scan_code(source: str, watch: Collection[str] = (REFERENCE,)) -> CodeScan:
-    """The watched names one cell of code uses, and any tampering its text shows.
-
-    Python code is parsed (IPython's ``%`` and ``!`` lines count as ``pass``) and names are
-    resolved through its imports (:func:`qualified_names`); a name matches a watched one when it
-    is that name or inside it (``mlcourse_utils.mle.gaussian_mle`` is inside ``mlcourse_utils``).
-    Comments and strings never count. A cell longer than :data:`MAX_PARSED_CELL` characters, or
-    one that is not Python, is judged by its text: a watched name written anywhere in it counts.
-
-    Run it only inside :func:`analyse`'s child (see the module's docstring): parsing costs
-    hundreds of times the text's size in memory.
-    """
-    tamper = [what for pattern, what in _TAMPER if pattern.search(source)]
-    reason, names = "", None
-    if len(source) > MAX_PARSED_CELL:
-        reason = f"it is longer than {MAX_PARSED_CELL} characters"
-    else:
-        try:
-            names = qualified_names(ast.parse(_without_magics(source)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            reason = f"it is not valid Python ({type(exc).__name__})"
-    if names is not None:
-        uses = sorted(w for w in watch if any(_matches(n, w) for n in names))
-    else:
-        uses = sorted(w for w in watch
-                      if re.search(r"(?<![\w.])" + re.escape(w) + r"(?!\w)", source))
-        for module in _IMPORT_LINE.findall(source):
-            uses += [w for w in watch if _matches(module, w) and w not in uses]
-        uses.sort()
-    return CodeScan(uses, tamper, names is not None, reason)
 
 
 # ------------------------------------------------------------------ one notebook (inside the child)
@@ -211,7 +96,12 @@ def _notes_for(index, scan, task):
 def _analyse_cells(cells, request):
     """``(header, sources)``: the code cells to run, delegation, notes and watched names."""
     test_ids = set(request.tests)
-    run, sources, notes, delegated, uses = [], [], [], set(), []
+    run, sources, notes, delegated, uses, monitor = [], [], [], set(), [], []
+    student = [(index, cell) for index, cell in enumerate(cells)
+               if cell.get("cell_type") == "code" and not is_test_cell(cell)
+               and grade_id(cell) not in test_ids]
+    # The cells share one namespace: an alias bound in one cell is used in another.
+    aliases, star = notebook_bindings(cell_source(c) for _, c in student)
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
@@ -223,7 +113,9 @@ def _analyse_cells(cells, request):
                              "(the grader runs the original tests)")
             continue
         task = gid if gid in request.tasks else None
-        scan = scan_code(source, request.watch)
+        scan = scan_code(source, request.watch, aliases, star)
+        if scan.monitor:
+            monitor.append([index, scan.monitor[:MAX_USES]])
         if REFERENCE in scan.uses and task is not None:
             delegated.add(task)
         notes += _notes_for(index, scan, task)
@@ -235,7 +127,8 @@ def _analyse_cells(cells, request):
     unique = list(dict.fromkeys(notes))
     if len(unique) > MAX_NOTES:
         unique = unique[:MAX_NOTES] + [f"... and {len(unique) - MAX_NOTES} more notes"]
-    return {"cells": run, "notes": unique, "delegated": sorted(delegated), "uses": uses}, sources
+    return {"cells": run, "notes": unique, "delegated": sorted(delegated), "uses": uses,
+            "monitor": monitor}, sources
 
 
 def _child_work(request):
@@ -527,6 +420,8 @@ class Analysis:
     notes: list[str]                          # tampering and other remarks for the feedback
     uses: dict[int, list[str]]                # cell index -> watched names it uses
     seconds: float = 0.0                      # the child's wall time
+    #: cell index -> names it uses that could disable the watch on forbidden calls
+    monitor: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
 
 def _decode(data):
@@ -547,7 +442,8 @@ def _decode(data):
                             "answering)")
     return header, Analysis(cells, set(header.get("delegated", [])),
                             list(header.get("notes", [])),
-                            {int(i): list(u) for i, u in header.get("uses", [])})
+                            {int(i): list(u) for i, u in header.get("uses", [])},
+                            monitor={int(i): list(u) for i, u in header.get("monitor", [])})
 
 
 def _run(request, timeout, deadline, memory_mb):

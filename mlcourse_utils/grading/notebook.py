@@ -64,6 +64,9 @@ class Assignment:
     setup: list[str]                  # plain code cells before the first task (imports, data)
     manual: list[tuple[str, float]]   # manually graded cells: (grade_id, points)
     visible_sources: dict[str, str]   # test grade_id -> what students see of it
+    #: task -> the calls that earn it nothing (qualified names or module prefixes, sorted), from
+    #: the notebook's ``metadata.mlcourse.forbidden`` (:func:`forbidden_calls`)
+    forbidden: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def max_score(self) -> float:
@@ -209,11 +212,50 @@ def load_assignment(name: str, root: Path | str | None = None) -> Assignment:
     if not path.exists():
         raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb for "
                                 f"assignment {name!r}")
-    return assignment_from_cells(name, path.name, read_notebook_cells(path.read_bytes()))
+    data = path.read_bytes()
+    metadata = json.loads(data).get("metadata", {})
+    return assignment_from_cells(name, path.name, read_notebook_cells(data),
+                                 metadata if isinstance(metadata, dict) else {})
 
 
-def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]]) -> Assignment:
-    """An :class:`Assignment` from the cells of a source notebook named ``notebook``."""
+#: Key of the course's own entries in a notebook's metadata.
+METADATA_KEY = "mlcourse"
+#: The key of ``metadata.mlcourse.forbidden`` whose calls are forbidden in every task.
+EVERY_TASK = "*"
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def forbidden_calls(metadata: Mapping[str, Any] | None, tasks: list[str],
+                    notebook: str = "the notebook") -> dict[str, list[str]]:
+    """``{task: [forbidden qualified names]}`` from a notebook's metadata.
+
+    ``metadata.mlcourse.forbidden`` maps a task (the answer cell's grade_id) or ``"*"`` (every
+    task) to a list of qualified names: a function (``"scipy.special.expit"``), a method of a
+    module-level object (``"scipy.stats.beta.interval"``) or a module, which forbids everything
+    in it (``"sklearn"``). Tasks without an entry get an empty list. ValueError names a
+    malformed entry or a key that is not a task.
+    """
+    found = (metadata or {}).get(METADATA_KEY, {})
+    found = found.get("forbidden", {}) if isinstance(found, Mapping) else {}
+    if not isinstance(found, Mapping):
+        raise ValueError(f"metadata.mlcourse.forbidden of {notebook} must map tasks to lists")
+    out = {task: set() for task in tasks}
+    for key, names in found.items():
+        if key != EVERY_TASK and key not in out:
+            raise ValueError(f"metadata.mlcourse.forbidden of {notebook} names {key!r}, which "
+                             f"is not a task (tasks: {', '.join(tasks)}; '*' means all)")
+        if not isinstance(names, list) or not all(
+                isinstance(n, str) and _QUALIFIED.fullmatch(n) for n in names):
+            raise ValueError(f"metadata.mlcourse.forbidden[{key!r}] of {notebook} must be a "
+                             "list of qualified names such as 'scipy.special.expit'")
+        for task in (tasks if key == EVERY_TASK else [key]):
+            out[task].update(names)
+    return {task: sorted(names) for task, names in out.items()}
+
+
+def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
+                          metadata: Mapping[str, Any] | None = None) -> Assignment:
+    """An :class:`Assignment` from the cells (and metadata) of a source notebook ``notebook``."""
     tasks, tests, setup, manual, visible = [], [], [], [], {}
     for cell in cells:
         gid = grade_id(cell)
@@ -233,4 +275,5 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]])
         elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution") \
                 and not tasks:
             setup.append(source)  # imports and data before the first task, run before each test
-    return Assignment(name, notebook, tasks, tests, setup, manual, visible)
+    return Assignment(name, notebook, tasks, tests, setup, manual, visible,
+                      forbidden_calls(metadata, tasks, notebook))

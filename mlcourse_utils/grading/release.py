@@ -2,8 +2,10 @@
 
 After nbgrader has written ``exercises/NAME/*.ipynb``, each release notebook gets a generated
 first cell (:func:`header_cell`, from ``templates/release_header.md``: the points per task, how
-to install the course package and run ``mlcourse check``) and, in its metadata, the list of its
-test cells with their checksums, from which ``mlcourse check`` tells a deleted test cell.
+to install the course package and run ``mlcourse check``, the rules: what may be imported, the
+calls forbidden per task, what each test checks) and, in its metadata, the list of its test
+cells with their checksums, from which ``mlcourse check`` tells a deleted test cell, and the
+forbidden calls per task, which ``mlcourse check`` looks for.
 """
 
 from __future__ import annotations
@@ -90,14 +92,18 @@ def header_cell(source: Any, name: str, notebook: str,
     from ..book.wheel import student_wheel_name
 
     cells = [dict(c) for c in source["cells"]]
-    assignment = assignment_from_cells(name, notebook, cells)
+    assignment = assignment_from_cells(name, notebook, cells, source.get("metadata", {}))
     tasks = []
     for task in assignment.tasks:
         tests = [t for t in assignment.tests if t.task == task]
+        checks = [types.SimpleNamespace(
+            name=t.grade_id, points=t.points, description=t.description,
+            hidden=any(ln.strip() == HIDDEN_BEGIN for ln in t.source.splitlines()))
+            for t in tests]
         tasks.append(types.SimpleNamespace(
             name=task, points=sum(t.points for t in tests), tests=[t.grade_id for t in tests],
-            hidden=sum(t.points for t in tests
-                       if any(ln.strip() == HIDDEN_BEGIN for ln in t.source.splitlines()))))
+            hidden=sum(c.points for c in checks if c.hidden), checks=checks,
+            forbidden=assignment.forbidden.get(task, [])))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
@@ -127,8 +133,12 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
     if not any(is_test_cell(c) for c in nb.cells):
         return  # not an assignment notebook (data, a reading): nothing to check or install
     nb.cells.insert(0, nbformat.from_dict(header_cell(src, name, release.name)))
+    forbidden = assignment_from_cells(name, source.name, [dict(c) for c in src.cells],
+                                      src.metadata).forbidden
     nb.metadata[METADATA_KEY] = {
         "assignment": name,
+        # {task: [forbidden calls]}: `mlcourse check` warns where an answer uses one.
+        "forbidden": {task: names for task, names in forbidden.items() if names},
         # [grade_id, checksum] of every test cell, in order: `mlcourse check` names the ones
         # a student deleted or edited.
         "test_cells": [[grade_id(c), c.metadata["nbgrader"].get("checksum") or nbgrader_checksum(c)]

@@ -55,6 +55,23 @@ def _install_seccomp():
     op(LD, 4)                                   # seccomp_data.arch
     op(JEQ, arch, 1, 0)
     op(RET, _KILL)                              # another ABI (e.g. 32-bit calls): refuse
+    # The protocol's descriptors can be neither closed nor replaced (the grader's record of
+    # forbidden calls travels on them): close, dup2 and dup3 onto them, close_range over them.
+    fds = [int(a) for a in sys.argv[1:3] if a.isdigit()]
+    close_, dups, close_range = (3, (33, 292), 436) if arch == 0xC000003E else (57, (24,), 436)
+    for fd in fds:
+        for nr, offset in ((close_, 16), *((d, 24) for d in dups)):
+            op(LD, 0)
+            op(JEQ, nr, 0, 3)
+            op(LD, offset)                      # the descriptor argument (low 32 bits)
+            op(JEQ, fd, 0, 1)
+            op(RET, _ERRNO | _EPERM)
+    if fds:
+        op(LD, 0)
+        op(JEQ, close_range, 0, 3)
+        op(LD, 16)
+        op(JGE, max(fds) + 1, 1, 0)
+        op(RET, _ERRNO | _EPERM)
     op(LD, 0)                                   # seccomp_data.nr
     if arch == 0xC000003E:
         op(JGE, 0x40000000, 0, 1)               # the x32 ABI
@@ -126,7 +143,7 @@ def send(obj: dict[str, object]) -> None:
 
 if PROBE:
     send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
-    sys.exit(0)
+    os._exit(0)
 
 if MODE == "fallback":
     # Without namespaces the real package is on disk; block its import and report the attempt.
@@ -215,17 +232,303 @@ def _exception_info(exc):
 
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
+# ---------------------------------------------------------------- watching forbidden calls
+# The grader's first request (before any student code runs) names the calls an assignment
+# forbids. Each is replaced, in every loaded module that holds it, by a stand-in that raises the
+# audit event "mlcourse.forbidden"; an audit hook (which Python never lets anyone remove or list)
+# reports the call at once on the reply pipe and then calls the original, which only the hook
+# holds. What is reported cannot be taken back: the grader records it as it arrives. The hook
+# also reports what could disable the watch: the garbage collector's object lists (the only way
+# to the hook's state outside a forbidden call), frames reached while a forbidden call runs (the
+# hook's frame is then on the stack), a re-import of a watched module, or the removal of the
+# import hook that wraps modules under a forbidden prefix. The seccomp filter keeps the reply
+# pipe's descriptor from being closed or replaced.
+
+_GC_EVENTS = ("gc.get_referrers", "gc.get_referents", "gc.get_objects")
+_FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
+_FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
+
+
+def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all its state)
+    """Watch the calls ``entries`` (qualified names or module prefixes); returns
+    ``(number of functions replaced, prefixes watched on import)``."""
+    import importlib
+    import inspect
+    import types
+
+    write, pack, audit = os.write, struct.pack, sys.audit
+    originals, labels = [], []
+    reported = set()
+    depth = [0]
+    by_id = {}             # id(original) -> stand-in (the original is kept alive in `originals`)
+    watched_modules = set()  # modules that hold a stand-in (a re-import would undo it)
+    patched_modules = set()
+    prefixes = []
+    pending = set()
+    patched_classes = set()
+    stand_ins = set()  # ids of the stand-ins made by patch_method (kept alive by their class)
+
+    def clean(text):
+        return "".join(c for c in str(text)[:200] if c.isalnum() or c in "._- ")
+
+    def emit(kind, key, text):
+        if (kind, text) in reported:
+            return
+        reported.add((kind, text))
+        data = f'{{"event": "{kind}", "{key}": "{clean(text)}"}}'.encode()
+        frame = pack(">I", len(data)) + data
+        while frame:
+            frame = frame[write(fd, frame):]
+
+    def stand_in(index, original):
+        def forbidden_call(*args, **kwargs):
+            box = []
+            audit("mlcourse.forbidden", index, args, kwargs, box)
+            if len(box) != 2:
+                raise RuntimeError("this function is not available while the notebook is graded")
+            if box[0]:
+                return box[1]
+            raise box[1]
+
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                setattr(forbidden_call, attr, getattr(original, attr))
+            except (AttributeError, TypeError):
+                pass
+        try:
+            forbidden_call.__signature__ = inspect.signature(original)
+        except (TypeError, ValueError):
+            pass
+        return forbidden_call
+
+    def register(original, label):
+        if id(original) in by_id:
+            return by_id[id(original)]
+        originals.append(original)
+        labels.append(label)
+        wrapper = stand_in(len(originals) - 1, original)
+        by_id[id(original)] = wrapper
+        return wrapper
+
+    def replace_everywhere(original, wrapper):
+        for module in list(sys.modules.values()):
+            namespace = getattr(module, "__dict__", None)
+            if not isinstance(namespace, dict):
+                continue
+            for attr, value in list(namespace.items()):
+                if value is original:
+                    try:
+                        setattr(module, attr, wrapper)
+                        watched_modules.add(module.__name__)
+                    except (AttributeError, TypeError):
+                        pass
+
+    def public(name):
+        parts = name.split(".")
+        return ".".join(p for i, p in enumerate(parts)
+                        if i in (0, len(parts) - 1) or not p.startswith("_"))
+
+    def patch_module(module):
+        """Every public function and class of a module under a forbidden prefix."""
+        if getattr(module, "__name__", None) in patched_modules:
+            return
+        patched_modules.add(module.__name__)
+        watched_modules.add(module.__name__)
+        for attr, value in list(vars(module).items()):
+            if attr.startswith("_"):
+                continue
+            origin = getattr(value, "__module__", None) or ""
+            if not isinstance(origin, str) or not under_prefix(origin):
+                continue  # (defined elsewhere: a helper the module imported)
+            label = public(f"{origin}.{attr}")
+            if isinstance(value, type):
+                patch_class(value, label)
+            elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
+                    type(value).__name__ == "ufunc":
+                replace_everywhere(value, register(value, label))
+
+    def patch_class(cls, label):
+        init = getattr(cls, "__init__", None)
+        if id(cls) not in patched_classes and isinstance(init, types.FunctionType):
+            patched_classes.add(id(cls))
+            originals.append(init)  # one stand-in per class, named after it
+            labels.append(label)
+            try:
+                cls.__init__ = stand_in(len(originals) - 1, init)
+            except (AttributeError, TypeError):
+                pass
+
+    def patch_method(owner, attr, label):
+        cls = owner if isinstance(owner, type) else type(owner)
+        function = None if attr.startswith("_") else getattr(cls, attr, None)
+        if isinstance(function, types.FunctionType) and id(function) not in stand_ins:
+            originals.append(function)  # one stand-in per class and method, named after them
+            labels.append(label)
+            wrapper = stand_in(len(originals) - 1, function)
+            stand_ins.add(id(wrapper))
+            try:
+                setattr(cls, attr, wrapper)
+            except (AttributeError, TypeError):
+                pass
+
+    def under_prefix(name):
+        return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+    def patch_pending():
+        for name in sorted(pending):
+            module = sys.modules.get(name)
+            if module is not None and not getattr(getattr(module, "__spec__", None),
+                                                  "_initializing", False):
+                pending.discard(name)
+                patch_module(module)
+
+    class Loader:
+        def __init__(self, loader):
+            self.loader = loader
+
+        def create_module(self, spec):
+            return self.loader.create_module(spec)
+
+        def __getattr__(self, name):  # resources, source and the rest: the real loader's
+            return getattr(self.loader, name)
+
+        def exec_module(self, module):
+            self.loader.exec_module(module)
+            pending.discard(module.__name__)
+            patch_module(module)
+
+    class Finder:
+        """Wraps each module under a forbidden prefix as it is imported."""
+
+        def find_spec(self, name, path=None, target=None):
+            if not under_prefix(name):
+                return None
+            for other in sys.meta_path:
+                if other is self or not hasattr(other, "find_spec"):
+                    continue
+                spec = other.find_spec(name, path, target)
+                if spec is None:
+                    continue
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = Loader(spec.loader)
+                return spec
+            return None
+
+    finder = Finder()
+    busy = [False]
+    libraries = tuple(sorted({os.path.join(p, "") for p in (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, *[p for p in sys.path if p])}))
+
+    def student_frame():
+        """Whether code outside the Python installation runs above the hook's frame."""
+        frame = getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            if code is hook_code:
+                return False
+            name = code.co_filename
+            if not (name.startswith(libraries) or name.startswith("<frozen ")):
+                return True
+            frame = frame.f_back
+        return False
+
+    def hook(event, args):
+        if busy[0]:
+            return
+        try:
+            if event == "mlcourse.forbidden":
+                index, a, k, box = args
+                if type(index) is not int or not 0 <= index < len(originals) \
+                        or type(box) is not list:
+                    return
+                if not depth[0]:  # (what a forbidden call calls inside is its own business)
+                    emit("forbidden", "name", labels[index])
+                depth[0] += 1
+                try:
+                    box[:] = [True, originals[index](*a, **k)]
+                except BaseException as exc:  # noqa: BLE001 (re-raised by the stand-in)
+                    try:  # a fresh exception: no traceback leads back to this frame
+                        fresh = type(exc)(*exc.args)
+                    except Exception:  # noqa: BLE001
+                        fresh = RuntimeError(f"{type(exc).__name__}: {exc}")
+                    box[:] = [False, fresh]
+                finally:
+                    depth[0] -= 1
+            elif event == "mlcourse.request":
+                reported.clear()
+                patch_pending()
+            elif event in _GC_EVENTS:
+                emit("monitor", "what", f"uses {event}")
+            elif depth[0] and (event in _FRAME_EVENTS or event == "object.__getattr__"
+                               and args[1] in _FRAME_ATTRIBUTES):
+                busy[0] = True  # (the walk below raises audit events of its own)
+                try:
+                    if student_frame():
+                        emit("monitor", "what", "inspects frames during a forbidden call")
+                finally:
+                    busy[0] = False
+            elif event == "import":
+                name = args[0] if isinstance(args[0], str) else ""
+                if name in watched_modules:
+                    emit("monitor", "what", f"re-imports {name}")
+                if prefixes and not any(f is finder for f in args[3]):
+                    emit("monitor", "what", "removes the import hook")
+                if under_prefix(name):
+                    pending.add(name)
+            elif pending and event == "exec":
+                patch_pending()
+        except Exception:  # noqa: BLE001, S110 (never break the operation being audited)
+            pass
+
+    getframe, hook_code = sys._getframe, hook.__code__
+    sys.meta_path.insert(0, finder)
+    sys.addaudithook(hook)  # first: a stand-in may be called while the others are set up
+    for entry in entries:
+        parts = entry.split(".")
+        module, rest = None, []
+        if len(parts) > 1 or parts[0] in sys.modules:  # (a whole package is never imported here)
+            for cut in range(len(parts), 0, -1):
+                try:
+                    module = importlib.import_module(".".join(parts[:cut]))
+                except Exception:  # noqa: BLE001 (not a module: try the shorter name)
+                    continue
+                rest = parts[cut:]
+                break
+        if module is None or not rest:
+            prefixes.append(entry)  # a module: what it holds, now and when imported
+            for loaded in [m for n, m in list(sys.modules.items()) if under_prefix(n)]:
+                patch_module(loaded)
+            continue
+        parent = module
+        for attr in rest[:-1]:
+            parent = getattr(parent, attr, None)
+        target = getattr(parent, rest[-1], None) if parent is not None else None
+        if isinstance(target, types.ModuleType):
+            prefixes.append(entry)
+            patch_module(target)
+        elif target is None or not callable(target):
+            continue
+        elif isinstance(target, type):
+            patch_class(target, entry)
+        elif not isinstance(target, (types.FunctionType, types.BuiltinFunctionType,
+                                     types.MethodType)) and type(target).__name__ != "ufunc":
+            # An object such as scipy.stats.norm: each public method, on its class (frozen
+            # distributions make new objects of that class).
+            for attr in dir(target):
+                patch_method(target, attr, f"{entry}.{attr}")
+        elif isinstance(parent, types.ModuleType):
+            replace_everywhere(target, register(target, entry))
+        else:
+            patch_method(parent, rest[-1], entry)
+    return len(originals), sorted(prefixes)
+
+
 shell = InteractiveShell.instance()
 shell.colors = "NoColor"
 send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
 
-while True:
-    try:
-        msg = receive()
-    except EOFError:
-        break
-    op = msg.get("op")
-    request = msg.get("id")
+
+def _handle(op, msg, request):
     if op == "exec":
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -244,7 +547,7 @@ while True:
             send({"ok": False, "exc_type": "NameError", "exc_mro": ["NameError", "Exception"],
                   "message": f"the notebook does not define a function {msg['name']!r}",
                   "warnings": [], "id": request})
-            continue
+            return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -257,5 +560,33 @@ while True:
         sys.stdout.flush()
         sys.stderr.flush()
         send(reply)
-    elif op == "exit":
-        break
+
+
+def _serve():
+    audit = sys.audit  # a local of a running frame: student code cannot unbind it
+    monitored = False
+    while True:
+        try:
+            msg = receive()
+        except EOFError:
+            break
+        audit("mlcourse.request")
+        op = msg.get("op")
+        request = msg.get("id")
+        if op == "monitor" and not monitored:
+            monitored = True
+            try:
+                count, prefixes = _install_monitor([str(n) for n in msg.get("names", [])])
+                send({"ok": True, "value": [count, prefixes], "warnings": [], "id": request})
+            except Exception as exc:  # noqa: BLE001
+                send({"ok": False, **_exception_info(exc), "warnings": [], "id": request})
+        elif op == "exit":
+            break
+        else:
+            _handle(op, msg, request)
+
+
+_serve()
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)  # (the protocol's descriptors stay open: seccomp refuses to close them)

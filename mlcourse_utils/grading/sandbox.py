@@ -490,7 +490,11 @@ class Sandbox:
                 if events > MAX_EVENTS:
                     self.kill()
                     raise SandboxError("protocol", "the notebook's process sent too many events")
-                self.events.append(clean_text(reply["event"], 50))
+                event = clean_text(reply["event"], 50)
+                detail = reply.get("name", reply.get("what"))
+                if isinstance(detail, str):  # a forbidden call, or what touched the watch on them
+                    event = f"{event} {clean_text(detail, 200)}"
+                self.events.append(event)
                 continue
             if reply.get("id") != request:
                 self.kill()
@@ -517,6 +521,24 @@ class Sandbox:
         reply = self._request({"op": "exec", "source": source}, timeout, deadline)
         error = None if reply.get("ok") is True else self._remote_error(reply)
         return error, self._warnings(reply)
+
+    def monitor(self, names: Iterable[str], timeout: float,
+                deadline: float | None = None) -> tuple[int, list[str]]:
+        """Watch calls of ``names`` (qualified names or module prefixes) in the notebook's
+        process; send it before any cell. Returns ``(functions replaced, prefixes watched)``.
+
+        From then on, each call of a watched function adds the event ``"forbidden NAME"`` to
+        :attr:`events` while the request that made it runs, and anything that could disable the
+        watch adds ``"monitor WHAT"`` (``runner.py``, "watching forbidden calls").
+        """
+        reply = self._request({"op": "monitor", "names": sorted(set(names))}, timeout, deadline)
+        if reply.get("ok") is not True:
+            raise SandboxError("protocol", "the watch on forbidden calls could not be set up "
+                                           f"({self._remote_error(reply)})")
+        value = reply.get("value")
+        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], int)):
+            raise SandboxError("protocol", "the watch on forbidden calls answered garbage")
+        return value[0], [clean_text(p, 200) for p in value[1] if isinstance(p, str)]
 
     def call(self, name: str, args: Iterable[Any], kwargs: Mapping[str, Any], timeout: float,
              deadline: float | None = None) -> tuple[Any, list[str]]:

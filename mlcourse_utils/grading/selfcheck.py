@@ -191,6 +191,50 @@ def _test_order(nb: Any) -> list[str]:
     return order
 
 
+def forbidden_warnings(nb: Any) -> list[str]:
+    """One line per use of a call the release forbids (``metadata.mlcourse.forbidden``).
+
+    The cells are read, not run (:func:`~.names.scan_code`, resolving names through the imports
+    and aliases of every cell): an answer cell that uses a call its task forbids, another cell
+    that uses a call some task forbids (it costs that task if the task calls it), and names
+    that could disable the grader's watch on forbidden calls.
+    """
+    from .names import notebook_bindings, scan_code
+
+    declared = nb.get("metadata", {}).get(_METADATA_KEY, {})
+    declared = declared.get("forbidden", {}) if isinstance(declared, dict) else {}
+    if not isinstance(declared, dict):
+        return []
+    forbidden = {task: [n for n in names if isinstance(n, str)]
+                 for task, names in declared.items() if isinstance(names, list)}
+    every = sorted({n for names in forbidden.values() for n in names})
+    if not every:
+        return []
+    cells = [(i, c) for i, c in enumerate(nb.cells)
+             if c.get("cell_type") == "code" and not is_test_cell(c)]
+    aliases, star = notebook_bindings(cell_source(c) for _, c in cells)
+    found = []
+    for index, cell in cells:
+        gid = grade_id(cell)
+        scan = scan_code(cell_source(cell), every, aliases, star)
+        if gid in forbidden:
+            names = [n for n in scan.uses if n in forbidden[gid]]
+            if names:
+                found.append(f"{gid} uses {', '.join(names)}, which this task forbids: graded, "
+                             f"{gid} earns nothing")
+        else:
+            for name in scan.uses:
+                tasks = [t for t, names in forbidden.items() if name in names]
+                found.append(f"{_label(cell, index)} uses {name}, which "
+                             f"{', '.join(tasks)} forbid{'s' if len(tasks) == 1 else ''}: a "
+                             "task that calls it, even through this cell, earns nothing")
+        if scan.monitor:
+            found.append(f"{_label(cell, index)} uses {', '.join(scan.monitor[:3])}, which could "
+                         "disable the grader's watch on forbidden calls: graded, every task with "
+                         "forbidden calls earns nothing")
+    return found
+
+
 def read_notebook(path: Path | str) -> Any:
     """The notebook at ``path`` (nbformat version 4), or ValueError with a one-line reason."""
     import nbformat
@@ -228,8 +272,8 @@ def check_notebook(path: Path | str, timeout: float = 120, budget: float | None 
     syntax = _syntax_errors(nb.cells)
     result = CheckResult(problems=list(syntax.values()), warnings=_edited_locked_code(nb),
                          tests=[], other=[])
-    # Warnings about the answers found without running them (one line each) go into
-    # result.warnings here.
+    # Warnings about the answers found without running them (one line each).
+    result.warnings += forbidden_warnings(nb)
 
     run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget, on_cell=on_cell)
     if run.stopped:

@@ -20,6 +20,7 @@ import numpy as np
 
 from .analysis import REFERENCE, AnalysisError, analyse, render_pages, scan_code
 from .checks import hidden_inputs
+from .names import matches
 from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError, clean_text
 from .sandbox import Sandbox
@@ -135,8 +136,11 @@ class _Session:
     """
 
     def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4,
-                 start=None):
+                 start=None, watch=()):
         self.cells = cells  # list of (index, source, task or None)
+        self.watch = sorted(set(watch))  # forbidden calls, watched in the sandbox
+        self.forbidden = {}  # task -> the watched calls it made (reported by the sandbox)
+        self.monitor = set()  # what touched the watch on forbidden calls
         self.hidden = hidden
         self.memory_mb = memory_mb
         self.timeout = timeout
@@ -163,6 +167,10 @@ class _Session:
                     self.delegated.add(task)
                 elif cell is not None:
                     self.delegation_cells.add(cell)
+            elif event.startswith("forbidden ") and task is not None:
+                self.forbidden.setdefault(task, set()).add(event.split(" ", 1)[1])
+            elif event.startswith("monitor "):
+                self.monitor.add(event.split(" ", 1)[1])
         self.sandbox.events.clear()
 
     def _check_budget(self):
@@ -191,6 +199,8 @@ class _Session:
                           startup_timeout=max(self.timeout, 30))
             try:
                 self.sandbox = box.start(deadline=self.budget_end)
+                if self.watch:  # before any cell: the student's code must not run unwatched
+                    self.sandbox.monitor(self.watch, max(self.timeout, 30), self.budget_end)
             except SandboxError as exc:
                 self.outputs.append(box.output())
                 box.kill()
@@ -289,6 +299,43 @@ class _StudentFunction:
             raise
 
 
+def forbidden_reason(names: list[str]) -> str:
+    """The reason a task earns nothing for a forbidden call (``names``: what it called)."""
+    return (f"uses {', '.join(names)}, a forbidden call in this task (see the notebook's first "
+            "cell): the task earns nothing")
+
+
+def _forbid(result, forbidden, found, session):
+    """Zero each task that used one of its forbidden calls, by name or at run time, and every
+    task with forbidden calls when the notebook touched the watch on them."""
+    if not forbidden:
+        return
+    used = {}
+    for index, _source, task in found.cells:  # by name, in the task's own answer cell
+        if task in forbidden:
+            used.setdefault(task, set()).update(
+                n for n in found.uses.get(index, []) if n in forbidden[task])
+    for task, names in session.forbidden.items():  # at run time, while its tests ran
+        if task in forbidden:
+            used.setdefault(task, set()).update(
+                n for n in names if any(matches(n, f) for f in forbidden[task]))
+    tampered = sorted({f"cell {i + 1} uses {', '.join(n)}" for i, n in found.monitor.items()}
+                      | {f"the notebook {what}" for what in session.monitor})
+    for tr in result.tests:
+        names = sorted(used.get(tr.task, ()))
+        if names:
+            reason = forbidden_reason(names)
+        elif tampered and tr.task in forbidden:
+            reason = (f"{'; '.join(tampered[:3])}, which could disable the grader's watch on "
+                      "forbidden calls: every task with forbidden calls earns nothing")
+        else:
+            continue
+        if tr.earned:
+            tr.message = reason
+        tr.earned = 0.0
+        result.reasons[tr.task] = reason
+
+
 def uses_reference(source: str) -> bool:
     """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
 
@@ -347,9 +394,11 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
         return zero_all("no notebook was submitted")
     if isinstance(path, Refused):
         return zero_all(path.reason)
+    forbidden = {t: names for t, names in assignment.forbidden.items() if names}
+    watched = sorted({n for names in forbidden.values() for n in names})
     try:
         found = analyse(path, assignment, timeout=timeout, deadline=start + budget,
-                        watch=watch)
+                        watch=[*watch, *watched])
     except AnalysisError as exc:
         return zero_all(clean_text(str(exc), 500))
     result.notes.extend(found.notes)
@@ -360,7 +409,7 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
             result.notes.append("your notebook's copy for the teaching assistants (written "
                                 f"answers, formgrader) could not be made in full: {problem}")
     cells, delegated = found.cells, found.delegated
-    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start)
+    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched)
     failed_fatally = {}
     spent = None  # the reason, once the student's total budget is used up
     try:
@@ -414,6 +463,7 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
             if tr.task in session.delegated or tr.task in delegated:
                 tr.earned = 0.0
                 result.reasons[tr.task] = DELEGATION
+        _forbid(result, forbidden, found, session)
     finally:
         session.close()
     for index in sorted(session.delegation_cells):

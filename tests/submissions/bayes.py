@@ -15,6 +15,29 @@ below the task's full marks.
 
 MODULE = "bayes"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "model_posterior": [
+        ("import importlib\n"
+         "import numpy as np\n"
+         "sp = importlib.import_module('scipy.special')\n"
+         "def model_posterior(log_likelihoods, prior):\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
+         "    return np.exp(a - sp.logsumexp(a))\n", "scipy.special.logsumexp"),
+    ],
+    "beta_credible_interval": [
+        # A frozen distribution's method, reached through a name built at run time.
+        ("import scipy.stats as st\n"
+         "def beta_credible_interval(a, b, mass=0.95):\n"
+         "    dist = getattr(st, 'ateb'[::-1] + ' '.strip())(a, b)\n"
+         "    lo, hi = getattr(dist, str.lower('INTERVAL') + chr(32).strip())(mass)\n"
+         "    return float(lo), float(hi)\n", "scipy.stats.beta.interval"),
+    ],
+}
+
 WRONG = {
     "model_posterior": [
         # Naive exp-normalise: right on the lecture and on log-likelihoods above -745, 0/0 = nan

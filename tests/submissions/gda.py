@@ -14,6 +14,23 @@ below the task's full marks.
 
 MODULE = "gda"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "nearest_centroid_predict": [
+        ("import numpy as np\n"
+         "from scipy.spatial import distance as D\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X, means = np.atleast_2d(X), np.atleast_2d(means)\n"
+         "    if cov is None:\n"
+         "        return np.argmin(D.cdist(X, means), axis=1)\n"
+         "    VI = np.linalg.inv(cov)\n"
+         "    return np.argmin(D.cdist(X, means, 'mahalanobis', VI=VI), axis=1)\n",
+         "scipy.spatial.distance"),
+    ],
+}
+
 WRONG = {
     "fit_qda": [
         # np.cov's default divides by N_c - 1 (nan for the one-sample class of the edge case).

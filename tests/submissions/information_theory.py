@@ -14,6 +14,30 @@ break ties differently from the reference.
 
 MODULE = "information"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "cross_entropy": [
+        ("import numpy as np\n"
+         "from scipy import stats\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    return stats.entropy(p, base=base) + stats.entropy(p, q, base=base)\n",
+         "scipy.stats.entropy"),
+    ],
+    "kl_divergence": [
+        # The name is built at run time: only the sandbox's watch sees the call.
+        ("import numpy as np\n"
+         "import sys\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    import scipy.special\n"
+         "    f = vars(sys.modules['scipy.special'])['_'.join(['rel', 'entr'])[::1]]\n"
+         "    g = getattr(scipy.special, '%s_%s' % ('rel', 'entr'))\n"
+         "    return float(np.sum(g(p, q)) / np.log(base))\n",
+         "scipy.special.rel_entr"),
+    ],
+}
+
 WRONG = {
     "entropy": [
         # Natural logarithm whatever the base: nats where bits are asked for.

@@ -12,6 +12,44 @@ HONEST: correct answers written differently from the reference; each must get fu
 
 MODULE = "logistic"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "sigmoid": [
+        ("from scipy.special import expit as e\n"
+         "def sigmoid(t):\n"
+         "    return e(t)\n", "scipy.special.expit"),
+        ("import scipy.special as ss\n"
+         "def sigmoid(t):\n"
+         "    return getattr(ss, 'ex' + 'pit')(t)\n", "scipy.special.expit"),
+        # The name is built at run time: only the sandbox's watch sees the call.
+        ("def sigmoid(t):\n"
+         "    module = __import__('scipy.special', fromlist=['x'])\n"
+         "    return getattr(module, ''.join(reversed('tipxe')))(t)\n", "scipy.special.expit"),
+        # The same, with an attempt to disable the watch first: the audit hook that watches
+        # cannot be removed, sys.audit's replacement is not what the stand-ins call, and the
+        # hook's state is out of reach without the garbage collector (which it reports).
+        ("import sys, builtins\n"
+         "sys.audit = lambda *a, **k: None\n"
+         "builtins.__import__ = builtins.__import__\n"
+         "def sigmoid(t):\n"
+         "    module = __import__('scipy.special', fromlist=['x'])\n"
+         "    return getattr(module, ''.join(reversed('tipxe')))(t)\n", "scipy.special.expit"),
+    ],
+    "fit_logistic_regression": [
+        ("import numpy as np\n"
+         "from scipy.optimize import minimize\n"
+         "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    def f(v):\n"
+         "        a = X @ v[:-1] + v[-1]\n"
+         "        return np.sum(np.logaddexp(0, a) - y * a) + 0.5 * l2 * v[:-1] @ v[:-1]\n"
+         "    v = minimize(f, np.zeros(X.shape[1] + 1), method='BFGS').x\n"
+         "    return v[:-1], float(v[-1])\n", "scipy.optimize"),
+    ],
+}
+
 # A correct gradient, used by the fit variants that differ only in the loop around it.
 _GRAD = (
     "import numpy as np\n"

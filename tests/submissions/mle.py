@@ -12,6 +12,28 @@ below the task's full marks.
 
 MODULE = "mle"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "mvn_mle": [
+        ("import numpy\n"
+         "_cov = getattr(numpy, 'c' + 'ov')\n"
+         "def mvn_mle(X):\n"
+         "    X = numpy.atleast_2d(numpy.asarray(X, dtype=float))\n"
+         "    return X.mean(axis=0), numpy.atleast_2d(_cov(X, rowvar=False, bias=True))\n",
+         "numpy.cov"),
+    ],
+    "gaussian_mle": [
+        # The name is built at run time: only the sandbox's watch sees the call.
+        ("import scipy.stats\n"
+         "def gaussian_mle(x):\n"
+         "    fit = getattr(scipy.stats, ''.join(map(chr, (110, 111, 114, 109)))).fit\n"
+         "    m, s = fit(x)\n"
+         "    return float(m), float(s) ** 2\n", "scipy.stats.norm.fit"),
+    ],
+}
+
 WRONG = {
     "sequence_likelihood": [
         # p and 1 - p swapped: fails the bent coin (visible), "HHHH" with p = 1 (edge) and the

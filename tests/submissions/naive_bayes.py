@@ -15,6 +15,27 @@ below the task's full marks.
 
 MODULE = "naive_bayes"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "predict_proba_from_log_joint": [
+        ("import numpy as np\n"
+         "import scipy.special as ss\n"
+         "def predict_proba_from_log_joint(log_joint):\n"
+         "    return ss.softmax(np.asarray(log_joint, float), axis=1)\n",
+         "scipy.special.softmax"),
+    ],
+    "fit_bernoulli_nb": [
+        ("import numpy as np\n"
+         "def fit_bernoulli_nb(X, y, alpha=1.0):\n"
+         "    from sklearn.naive_bayes import BernoulliNB\n"
+         "    m = BernoulliNB(alpha=alpha, force_alpha=True).fit(X, y)\n"
+         "    return m.classes_, m.class_log_prior_, np.exp(m.feature_log_prob_)\n",
+         "sklearn"),
+    ],
+}
+
 WRONG = {
     "fit_bernoulli_nb": [
         # Off by one in the smoothing: N_c + alpha instead of N_c + 2 alpha (visible alpha=1 and

@@ -15,6 +15,33 @@ the nearest printed example, each with its score (below full marks), as
 
 MODULE = "regularization"
 
+#: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
+#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
+#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+FORBIDDEN_SHORTCUTS = {
+    "ridge_fit": [
+        ("import numpy as np\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    import importlib\n"
+         "    Ridge = importlib.import_module('sk' + 'learn.linear_model').Ridge\n"
+         "    m = Ridge(alpha=lam).fit(np.asarray(X, float), np.asarray(y, float))\n"
+         "    return m.coef_, float(m.intercept_)\n", "sklearn"),
+    ],
+    "lasso_fit": [
+        ("import numpy as np\n"
+         "import scipy.optimize as so\n"
+         "def lasso_fit(X, y, lam, tol=1e-8, max_iter=10000):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    d = X.shape[1]\n"
+         "    def f(v):\n"
+         "        w = v[:d] - v[d:2 * d]\n"
+         "        return 0.5 * np.sum((y - X @ w - v[-1]) ** 2) + lam * np.sum(v[:2 * d])\n"
+         "    bounds = [(0, None)] * (2 * d) + [(None, None)]\n"
+         "    v = so.minimize(f, np.zeros(2 * d + 1), bounds=bounds, method='L-BFGS-B').x\n"
+         "    return v[:d] - v[d:2 * d], float(v[-1])\n", "scipy.optimize"),
+    ],
+}
+
 WRONG = {
     "ridge_fit": [
         # The intercept is penalised too (a column of ones inside the penalty).
