@@ -189,6 +189,22 @@ def test_sandbox_hides_the_course_and_grader_files(sandbox):
 
 
 @needs_namespaces
+def test_a_call_carries_the_tests_floating_point_error_mode(sandbox):
+    """A stability check wraps its call in ``np.errstate(over="raise")``: the student's function
+    runs in another process, where the mode must hold too, so a formula that overflows fails
+    there as it fails in the student's notebook; outside such a block, overflow is a warning."""
+    error, _ = sandbox.exec_cell("import numpy as np\nnp.seterr(all='ignore')\n"
+                                 "def naive(t):\n    return 1 / (1 + np.exp(-t))", 30)
+    assert error is None, error
+    with np.errstate(over="raise"):
+        with pytest.raises(RemoteError) as raised:
+            sandbox.call("naive", (-1000.0,), {}, 30)
+    assert raised.value.exc_type == "FloatingPointError"
+    value, warns = sandbox.call("naive", (-1000.0,), {}, 30)
+    assert value == 0.0 and any("overflow" in w for w in warns), warns
+
+
+@needs_namespaces
 def test_sandbox_cannot_write_outside_its_scratch_folder(sandbox, tmp_path):
     target = tmp_path / "written_by_student.txt"
     result = _run(sandbox, "def probe():\n    out = []\n"

@@ -162,6 +162,12 @@ if MODE == "fallback":
 
 import numpy as np  # noqa: E402
 
+#: The test's floating-point error mode, set around each call (numpy's own context manager,
+#: bound before any student code runs).
+_errstate = np.errstate
+_ERR_KEYS = ("divide", "over", "under", "invalid")
+_ERR_MODES = ("ignore", "warn", "raise", "print")
+
 _ALLOWED_KINDS = "biufU"
 
 
@@ -548,7 +554,10 @@ def _handle(op, msg, request):
                   "message": f"the notebook does not define a function {msg['name']!r}",
                   "warnings": [], "id": request})
             return
-        with warnings.catch_warnings(record=True) as caught:
+        errstate = msg.get("errstate")
+        errstate = {k: v for k, v in errstate.items() if k in _ERR_KEYS and v in _ERR_MODES} \
+            if isinstance(errstate, dict) else {}
+        with warnings.catch_warnings(record=True) as caught, _errstate(**errstate):
             warnings.simplefilter("always")
             try:
                 value = fn(*decode(msg["args"]), **decode(msg["kwargs"]))

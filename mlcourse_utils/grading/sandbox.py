@@ -50,6 +50,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import cgroups
 from .protocol import (
     MAX_EVENTS,
@@ -74,6 +76,8 @@ FSIZE_MAX = 64 * 2**20
 NOBODY = 65534
 #: Bytes of the notebook's printed output kept (the rest is read and dropped).
 OUTPUT_KEPT = 80_000
+#: numpy's floating-point error categories that a call carries into the sandbox.
+ERRSTATE_KEYS = ("divide", "over", "under", "invalid")
 
 DECOY = '''"""Stand-in for the reference package while a notebook is graded."""
 import os, json, struct, sys
@@ -547,8 +551,12 @@ class Sandbox:
         Raises :class:`RemoteError` when the student's function raised, and
         :class:`SandboxError` when the process timed out, died or sent garbage.
         """
+        # The test's floating-point error mode (e.g. ``with np.errstate(over="raise")`` around a
+        # stability check) holds in the student's process too, as it would in their notebook.
+        errstate = {k: v for k, v in np.geterr().items() if k in ERRSTATE_KEYS}
         reply = self._request({"op": "call", "name": name, "args": encode(list(args)),
-                               "kwargs": encode(dict(kwargs))}, timeout, deadline)
+                               "kwargs": encode(dict(kwargs)), "errstate": errstate},
+                              timeout, deadline)
         warnings_ = self._warnings(reply)
         if reply.get("ok") is not True:
             err = self._remote_error(reply)
