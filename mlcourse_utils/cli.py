@@ -272,7 +272,7 @@ def _export_options(p):
     p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
     p.add_argument("--config", default=None, metavar="DUE.toml",
                    help="due dates, extensions and the late penalty (see "
-                        "mlcourse_utils/grading/lms.py); without it, no penalty")
+                        "mlcourse_utils/grading/late.py); without it, no penalty")
     p.add_argument("--missing", choices=["blank", "zero"], default="blank",
                    help="grade of a roster student without a submission (default: blank)")
     p.add_argument("--times", default=None, metavar="TIMES.csv",

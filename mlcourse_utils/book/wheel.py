@@ -42,6 +42,7 @@ STUDENT_FILES = (
     "grading/checks.py",
     "grading/execute.py",
     "grading/notebook.py",
+    "grading/names.py",
     "grading/protocol.py",
     "grading/selfcheck.py",
 )
