@@ -17,6 +17,7 @@ from mlcourse_utils.grading import (
     check_raises,
     gradebook,
     notebook,
+    results,
     session,
     submissions,
 )
@@ -24,7 +25,6 @@ from mlcourse_utils.grading.protocol import (
     MAX_ELEMENTS,
     RemoteError,
     SandboxError,
-    clean_text,
     decode,
     encode,
     parse_reply,
@@ -294,20 +294,6 @@ def test_uses_reference_reads_code_not_comments(source, uses):
 # ---------------------------------------------------------------- hostile text and data
 
 
-@pytest.mark.parametrize("raw", ["\ud800", "ok \udcff end", b"caf\xe9", b"\xff\xfe\x00\x1b[31m"])
-def test_clean_text_always_gives_valid_utf8(raw):
-    text = clean_text(raw)
-    text.encode("utf-8")  # would raise UnicodeEncodeError for a lone surrogate
-    assert "\x00" not in text and "\x1b" not in text
-    assert "\\" in text  # what could not be kept is shown as an escape, not dropped silently
-
-
-def test_clean_text_caps_the_length_and_keeps_lines():
-    assert clean_text("a\tb\nc") == "a\tb\nc"
-    long = clean_text("x" * 5000, limit=100)
-    assert long.startswith("x" * 100) and long.endswith("[...]") and len(long) < 120
-
-
 def test_parse_reply_refuses_swelling_and_deep_replies():
     with pytest.raises(ValueError, match="lists and dicts"):
         parse_reply(b'{"value": [' + b"[]," * MAX_ELEMENTS + b"[]]}")
@@ -370,11 +356,11 @@ def test_find_submissions_refuses_links(tmp_path):
     (tmp_path / "dave" / "mle").symlink_to(tmp_path / "alice")
     (tmp_path / "erin").mkdir()
     found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
-    assert found["alice"] == tmp_path / "alice" / "mle.ipynb"
+    assert found["alice"].data == b"{}" and found["alice"].student == "alice"
     for student in ("bob", "carol", "dave"):
-        assert isinstance(found[student], submissions.Refused), student
-        assert "symbolic link" in found[student].reason
-    assert found["erin"] is None
+        assert found[student].data is None, student
+        assert "symbolic link" in found[student].refused
+    assert found["erin"].data is None and found["erin"].reason == "no notebook was submitted"
 
 
 def test_sanitized_notebook_drops_outputs_attachments_and_script():
@@ -531,7 +517,7 @@ def test_check_close_tolerates_rounding_and_rejects_real_errors(x, noise):
 def test_feedback_page_escapes_and_explains(tmp_path):
     from mlcourse_utils.grading.notebook import Assignment, TestCell
     from mlcourse_utils.grading.report import write_feedback
-    from mlcourse_utils.grading.session import GradeResult, TestResult
+    from mlcourse_utils.grading.results import GradeResult, TestResult
 
     a = Assignment("demo", "demo.ipynb", ["f"], [TestCell("test_f", "f", 2.0, "secret_code()",
                                                           "f on the example")],
@@ -672,7 +658,8 @@ def test_analyse_returns_the_code_cells_and_what_they_show(tmp_path, demo_assign
         _code("import sys\nsys.modules['numpy'] = None\nimport scipy.special"),
         {"cell_type": "markdown", "metadata": {}, "source": "text"},
     ])
-    found = analysis.analyse(path, demo_assignment, timeout=60, watch=["scipy.special"])
+    found = analysis.analyse(path.read_bytes(), demo_assignment, timeout=60,
+                             watch=["scipy.special"])
     assert [(i, t) for i, _, t in found.cells] == [(0, "f"), (1, "g"), (4, None)]
     assert found.cells[0][1] == "def f(x):\n    return x"
     assert found.delegated == {"g"}
@@ -687,23 +674,24 @@ def test_analyse_refuses_what_it_cannot_read_within_its_limits(tmp_path, demo_as
     against half a second: each is the student's reason, never an exception of the grader."""
     many = _notebook(tmp_path / "many.ipynb", [_code("x = 1")] * (analysis.MAX_CELLS + 1))
     with pytest.raises(analysis.AnalysisError, match=f"at most {analysis.MAX_CELLS}"):
-        analysis.analyse(many, demo_assignment, timeout=60)
+        analysis.analyse(many.read_bytes(), demo_assignment, timeout=60)
     deep = _notebook(tmp_path / "deep.ipynb", [], '"x": ' + "[" * 100_000 + "]" * 100_000 + ", ")
     with pytest.raises(analysis.AnalysisError, match="nested too deeply"):
-        analysis.analyse(deep, demo_assignment, timeout=60)
+        analysis.analyse(deep.read_bytes(), demo_assignment, timeout=60)
     swell = _notebook(tmp_path / "swell.ipynb", [], '"x": [' + "[]," * 5_000_000 + "[]], ")
     with pytest.raises(analysis.AnalysisError, match="more than 100 MB"):
-        analysis.analyse(swell, demo_assignment, timeout=60, memory_mb=100)
+        analysis.analyse(swell.read_bytes(), demo_assignment, timeout=60, memory_mb=100)
     slow = _notebook(tmp_path / "slow.ipynb", [_code("x = [" + "1," * 95_000 + "]")] * 10)
     with pytest.raises(analysis.AnalysisError, match="longer than 0.5 s"):
-        analysis.analyse(slow, demo_assignment, timeout=0.5)
+        analysis.analyse(slow.read_bytes(), demo_assignment, timeout=0.5)
     import time
 
     with pytest.raises(analysis.AnalysisError, match="total grading time"):
-        analysis.analyse(slow, demo_assignment, timeout=60, deadline=time.monotonic() + 0.5)
+        analysis.analyse(slow.read_bytes(), demo_assignment, timeout=60,
+                         deadline=time.monotonic() + 0.5)
     # ... and the reader still serves the next student.
     ok = _notebook(tmp_path / "ok.ipynb", [_code("x = 1")])
-    assert len(analysis.analyse(ok, demo_assignment, timeout=60).cells) == 1
+    assert len(analysis.analyse(ok.read_bytes(), demo_assignment, timeout=60).cells) == 1
 
 
 # ---------------------------------------------------------------- ids, caps, defences
@@ -716,11 +704,11 @@ def test_find_submissions_refuses_invisible_and_lookalike_names(tmp_path):
         (tmp_path / name / "mle.ipynb").write_text("{}")
     (tmp_path / "Zoe\u0308").mkdir()  # decomposed, without a composed twin: composed
     found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
-    assert found["ok"] == tmp_path / "ok" / "mle.ipynb"
-    assert found["Ren\u00e9e"] == tmp_path / "Ren\u00e9e" / "mle.ipynb"
-    assert "Zoe\u0308" not in found and found["Zo\u00eb"] is None
+    assert found["ok"].data == b"{}"
+    assert found["Ren\u00e9e"].data == b"{}" and found["Ren\u00e9e"].student == "Ren\u00e9e"
+    assert "Zoe\u0308" not in found and not found["Zo\u00eb"].submitted
     zero = found["zw\\u200bsp"]  # the id shows the invisible character
-    assert isinstance(zero, submissions.Refused) and "U+200B ZERO WIDTH SPACE" in zero.reason
+    assert zero.data is None and "U+200B ZERO WIDTH SPACE" in zero.refused
     for twin in ("Twin", "twin"):
         assert "'Twin' and 'twin' differ only in case" in found[twin].reason
     for jose in ("Jos\u00e9", "Jose\\u0301"):
@@ -747,18 +735,18 @@ def test_gradebook_ids_are_safe_for_nbgrader_export():
 
 
 def test_grade_result_is_capped_with_a_note():
-    r = session.GradeResult("s", "demo")
+    r = results.GradeResult("s", "demo")
     r.cell_errors = [(i, "ValueError: x" * 10) for i in range(300)]
     r.cell_warnings = [f"cell {i}: UserWarning" for i in range(100)]
     r.notes = [f"note {i}" for i in range(200)]
     r.output = "y" * 100_000
     r.bound()
-    assert len(r.cell_errors) == session.MAX_CELL_ERRORS
-    assert len(r.cell_warnings) == session.MAX_CELL_WARNINGS
-    assert r.notes[session.MAX_NOTES:] == ["150 more notes (not listed)",
+    assert len(r.cell_errors) == results.MAX_CELL_ERRORS
+    assert len(r.cell_warnings) == results.MAX_CELL_WARNINGS
+    assert r.notes[results.MAX_NOTES:] == ["150 more notes (not listed)",
                                            "250 more cells raised an error (not listed)",
                                            "80 more warnings while the notebook ran (not listed)"]
-    assert r.output.startswith("[... output cut]") and len(r.output) < session.MAX_OUTPUT + 50
+    assert r.output.startswith("[... output cut]") and len(r.output) < results.MAX_OUTPUT + 50
 
 
 @pytest.mark.parametrize("isolate", [True, False])
@@ -838,15 +826,16 @@ def test_pages_that_cannot_be_made_cost_only_the_pages(tmp_path, demo_assignment
                                             "solution": True, "points": 2}}}
     slow = _notebook(tmp_path / "slow.ipynb", [_code("def f(x):\n    return x",
                                                      grade_id="f", solution=True), derivation])
-    assert [t for _, _, t in analysis.analyse(slow, a, timeout=60).cells] == ["f"]
-    problem = analysis.render_pages(slow, a, timeout=0.3, copy_to=tmp_path / "copy.ipynb",
-                                    manual_dir=tmp_path / "pages")
+    assert [t for _, _, t in analysis.analyse(slow.read_bytes(), a, timeout=60).cells] == ["f"]
+    problem = analysis.render_pages(slow.read_bytes(), a, timeout=0.3,
+                                    copy_to=tmp_path / "copy.ipynb", manual_dir=tmp_path / "pages")
     assert "longer than 0.3 s" in problem
     assert "No answer shown: reading the notebook took longer" in \
         (tmp_path / "pages" / "0.html").read_text()
     assert not (tmp_path / "copy.ipynb").exists() and not (tmp_path / "copy.ipynb.part").exists()
     derivation["source"] = "We get $a < b$ and <b>bold</b>."
     fine = _notebook(tmp_path / "fine.ipynb", [derivation])
-    assert analysis.render_pages(fine, a, timeout=60, manual_dir=tmp_path / "ok") is None
+    assert analysis.render_pages(fine.read_bytes(), a, timeout=60,
+                                 manual_dir=tmp_path / "ok") is None
     page = (tmp_path / "ok" / "0.html").read_text()
     assert r'<span class="math">\(a &lt; b\)</span>' in page and "&lt;b&gt;bold" in page

@@ -14,9 +14,8 @@ import pytest
 
 from mlcourse_utils.grading.late import Cell, write_late_notes
 from mlcourse_utils.grading.report import regenerate_feedback, write_feedback
-from mlcourse_utils.grading.results import read_results, write_csvs, write_results
-from mlcourse_utils.grading.session import GradeResult
-from mlcourse_utils.grading.session import TestResult as Outcome
+from mlcourse_utils.grading.results import GradeResult, read_results, write_csvs, write_results
+from mlcourse_utils.grading.results import TestResult as Outcome
 
 HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 

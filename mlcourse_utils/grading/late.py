@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import write_text
-from .protocol import clean_text
+from .text import clean_text
 from .times import LMS_SOURCE, Times, parse_time, parse_timestamp
 
 if TYPE_CHECKING:
