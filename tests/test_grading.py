@@ -19,7 +19,6 @@ from mlcourse_utils.grading import (
     notebook,
     results,
     session,
-    submissions,
 )
 from mlcourse_utils.grading.protocol import (
     MAX_ELEMENTS,
@@ -319,48 +318,6 @@ def test_check_close_rejects_text_where_numbers_are_expected():
     for text in ("0.5", ["0.5"], np.array(["0.5"]), (np.float64(0.5), "1.0")):
         with pytest.raises(AssertionError):
             check_close(text, (0.5, 1.0) if isinstance(text, tuple) else [0.5], "f")
-
-
-def test_student_ids_are_clean_and_unique():
-    assert submissions.student_id("alice") == "alice"
-    latin = submissions.student_id(os.fsdecode(b"caf\xe9"))
-    latin.encode("utf-8")
-    assert latin.startswith("caf\\xe9~")
-    long = submissions.student_id("x" * 200)
-    assert len(long) < 100 and long != submissions.student_id("x" * 199)
-
-
-def test_read_submitted_file_takes_only_regular_files(tmp_path):
-    real = tmp_path / "real.ipynb"
-    real.write_bytes(b"{}")
-    assert submissions.read_submitted_file(real) == b"{}"
-    link = tmp_path / "link.ipynb"
-    link.symlink_to(real)
-    with pytest.raises(ValueError, match="symbolic link"):
-        submissions.read_submitted_file(link)
-    fifo = tmp_path / "fifo.ipynb"
-    os.mkfifo(fifo)
-    with pytest.raises(ValueError, match="not a regular file"):
-        submissions.read_submitted_file(fifo)  # and it does not wait for a writer
-    with pytest.raises(ValueError, match="larger than"):
-        submissions.read_submitted_file(real, limit=1)
-
-
-def test_find_submissions_refuses_links(tmp_path):
-    (tmp_path / "alice").mkdir()
-    (tmp_path / "alice" / "mle.ipynb").write_text("{}")
-    (tmp_path / "bob").symlink_to(tmp_path / "alice")
-    (tmp_path / "carol").mkdir()
-    (tmp_path / "carol" / "mle.ipynb").symlink_to(tmp_path / "alice" / "mle.ipynb")
-    (tmp_path / "dave").mkdir()
-    (tmp_path / "dave" / "mle").symlink_to(tmp_path / "alice")
-    (tmp_path / "erin").mkdir()
-    found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
-    assert found["alice"].data == b"{}" and found["alice"].student == "alice"
-    for student in ("bob", "carol", "dave"):
-        assert found[student].data is None, student
-        assert "symbolic link" in found[student].refused
-    assert found["erin"].data is None and found["erin"].reason == "no notebook was submitted"
 
 
 def test_sanitized_notebook_drops_outputs_attachments_and_script():
@@ -695,27 +652,6 @@ def test_analyse_refuses_what_it_cannot_read_within_its_limits(tmp_path, demo_as
 
 
 # ---------------------------------------------------------------- ids, caps, defences
-
-
-def test_find_submissions_refuses_invisible_and_lookalike_names(tmp_path):
-    names = ["ok", "zw\u200bsp", "Twin", "twin", "Jos\u00e9", "Jose\u0301", " lead", "Ren\u00e9e"]
-    for name in names:
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "mle.ipynb").write_text("{}")
-    (tmp_path / "Zoe\u0308").mkdir()  # decomposed, without a composed twin: composed
-    found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
-    assert found["ok"].data == b"{}"
-    assert found["Ren\u00e9e"].data == b"{}" and found["Ren\u00e9e"].student == "Ren\u00e9e"
-    assert "Zoe\u0308" not in found and not found["Zo\u00eb"].submitted
-    zero = found["zw\\u200bsp"]  # the id shows the invisible character
-    assert zero.data is None and "U+200B ZERO WIDTH SPACE" in zero.refused
-    for twin in ("Twin", "twin"):
-        assert "'Twin' and 'twin' differ only in case" in found[twin].reason
-    for jose in ("Jos\u00e9", "Jose\\u0301"):
-        assert "'Jose\\\\u0301' and 'Jos\u00e9'" in found[jose].reason, found[jose]
-    assert "begins or ends with a space" in found["\\x20lead"].reason
-    for student in found:
-        assert all(c.isprintable() for c in student), repr(student)
 
 
 def test_gradebook_ids_are_safe_for_nbgrader_export():
