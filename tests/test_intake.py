@@ -1,4 +1,4 @@
-"""What `mlcourse grade` reads (grading/submissions.py `collect`, grading/roster.py): student
+"""What `mlcourse grade` reads (grading/intake.py `collect`, grading/roster.py): student
 folders as before, and the bulk downloads of Canvas and Moodle (a folder or its zip), mapped to
 the course's student ids through the roster; what cannot be matched is named, an empty or
 unknown folder is an error that names the layouts expected, and the download is never changed.
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
+from mlcourse_utils.grading.intake import collect
 from mlcourse_utils.grading.roster import Roster, canvas_login, course_id, read_roster
-from mlcourse_utils.grading.submissions import collect
 
 NB = "mle.ipynb"
 CANVAS_ROSTER = """\

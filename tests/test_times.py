@@ -13,9 +13,9 @@ import zipfile
 
 import pytest
 
+from mlcourse_utils.grading.intake import collect
 from mlcourse_utils.grading.submissions import (
     Submission,
-    collect,
     read_submission,
     refused,
     write_timestamps,

@@ -26,13 +26,14 @@ from pathlib import Path
 from .._files import write_text
 from ..course import find_course_root
 from . import analysis, gradebook, manual, sandbox, times
+from .intake import LAYOUTS, Intake, collect
 from .notebook import Assignment, load_assignment
 from .report import NBGRADER_CONFIG, write_feedback
 from .requirements import check_dependencies
 from .results import GradeResult, read_results, write_csvs, write_results
 from .roster import Roster, read_roster
 from .session import check_setup, grade_notebook
-from .submissions import LAYOUTS, Intake, Submission, collect, refused, write_timestamps
+from .submissions import Submission, refused, write_timestamps
 from .text import clean_text
 
 
@@ -164,7 +165,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     force are printed and recorded in ``results.json``; with ``require_isolation`` a missing
     one raises :class:`IsolationError` before any student is graded.
 
-    SUBMISSIONS is read by :func:`~.submissions.collect`: student folders, or a Canvas or
+    SUBMISSIONS is read by :func:`~.intake.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
     ``roster`` (a CSV, :func:`.roster.read_roster`); what it could not match is printed, and who
     each student is in the LMS goes to ``out/intake.json``. An output folder inside

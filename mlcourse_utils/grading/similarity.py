@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ..course import find_course_root
 from .fingerprints import Code, K, normalise
+from .intake import collect
 from .notebook import (
     cell_source,
     grade_id,
@@ -43,7 +44,6 @@ from .notebook import (
     read_notebook_cells,
 )
 from .references import references, release_stubs
-from .submissions import collect
 from .text import clean_text
 
 #: A task is flagged when one answer's own code is at least this share covered by the other.
@@ -330,7 +330,7 @@ def read_answers(name: str, submissions: Path | str, notebook: str,
                  tasks: Iterable[str]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """``({student: {task: source}}, {student: reason it could not be read})``.
 
-    SUBMISSIONS may be any layout :func:`~.submissions.collect` reads (an LMS's download too:
+    SUBMISSIONS may be any layout :func:`~.intake.collect` reads (an LMS's download too:
     the students are then named by the LMS)."""
     return _read_answers(collect(name, submissions, notebook).found, tasks)
 
