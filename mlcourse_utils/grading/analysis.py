@@ -41,15 +41,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .names import (  # noqa: F401 (re-exported: the scan's home used to be here)
-    MAX_PARSED_CELL,
-    REFERENCE,
-    TAMPER_PATTERNS,
-    CodeScan,
-    notebook_bindings,
-    qualified_names,
-    scan_code,
-)
+from .names import REFERENCE, notebook_bindings, scan_code
 from .notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
 from .text import clean_text
 

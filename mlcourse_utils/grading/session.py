@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import REFERENCE, AnalysisError, analyse, render_pages, scan_code
+from .analysis import AnalysisError, analyse, render_pages
 from .checks import hidden_inputs
-from .names import matches
+from .names import REFERENCE, matches, scan_code
 from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError
 from .results import MAX_CELL_WARNINGS, GradeResult, TestResult
