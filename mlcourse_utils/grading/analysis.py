@@ -200,6 +200,25 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
+def _write_by(fd, data, deadline):
+    """Write ``data`` to the pipe ``fd`` by ``deadline``; whether it was all written."""
+    import select
+
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        _, ready, _ = select.select([], [fd], [], left)
+        if ready:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+    return True
+
+
 def _child(request_fd, reply_fd):
     """One forked child: its pid, then limits, the work and the answer (or a reason)."""
     import warnings
@@ -368,13 +387,13 @@ class _Server:
             os.close(reply_w)
         pid, data, timed_out = None, bytearray(), False
         try:
-            try:
-                _write_all(request_w, payload)  # the child reads it at once (its first act)
+            try:  # the child reads it at once (its first act), but the notebook is up to 16 MB
+                timed_out = not _write_by(request_w, payload, deadline)
             except OSError:
                 pass
-            os.close(request_w)
+            os.close(request_w)  # (a child cut short reads the end of its request and stops)
             request_w = None
-            while True:
+            while not timed_out:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     timed_out = True
