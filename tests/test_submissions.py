@@ -8,6 +8,7 @@ after they were read: every output still shows what was handed in).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
@@ -134,8 +135,14 @@ def test_a_submission_says_why_it_earns_nothing(tmp_path):
     assert not found["big"].submitted
     assert found["big"].reason == "the notebook could not be read (the notebook is larger than " \
                                   "16 MB)"
-    entry = found["big"].timestamp()
-    assert entry == {"submitted": False, "time": None, "source": "none"}
+    # Handed in, though refused: submitted for the export (a zero, not a missing grade), with
+    # the file's time.
+    stamp = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC).timestamp()
+    os.utime(tmp_path / "big" / "mle.ipynb", (stamp, stamp))
+    big = submissions.read_submission(tmp_path / "big" / "mle.ipynb", "big")
+    assert big.timestamp() == {"submitted": True, "time": "2026-03-01T12:00:00+00:00",
+                               "source": "file time"}
+    assert found["empty"].timestamp()["submitted"] is False
 
 
 def test_read_submission_of_a_missing_or_linked_file(tmp_path):

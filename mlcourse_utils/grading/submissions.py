@@ -58,6 +58,9 @@ class Submission:
     time_source: str = "none"
     time_problem: str = ""
     lms: LmsEntry | None = None
+    #: a notebook file was handed in but cannot be read as data (too large, not a regular file):
+    #: refused, yet submitted as far as the export's ``--missing`` is concerned
+    unreadable: bool = False
 
     @property
     def submitted(self) -> bool:
@@ -74,7 +77,7 @@ class Submission:
     def timestamp(self) -> dict[str, Any]:
         """Its entry in ``timestamps.json``: ``{"submitted", "time", "source"}`` and, where they
         apply, ``"problem"`` and Canvas's late mark ``"lms_late"``."""
-        entry: dict[str, Any] = {"submitted": self.submitted, "time": self.time,
+        entry: dict[str, Any] = {"submitted": self.submitted or self.unreadable, "time": self.time,
                                  "source": self.time_source}
         if self.lms is not None:
             entry["lms_late"] = bool(self.lms.late)
@@ -120,6 +123,10 @@ def read_submitted_file(path: Path | str, limit: int = MAX_NOTEBOOK_BYTES) -> by
         raise ValueError(f"the notebook could not be opened ({exc.strerror})") from None
 
 
+class _LinkError(ValueError):
+    """A submitted file that is a symbolic link."""
+
+
 def _read(path, limit):
     """``(bytes, modification time)`` of a submitted file (see :func:`read_submitted_file`);
     FileNotFoundError when there is none."""
@@ -129,7 +136,7 @@ def _read(path, limit):
         raise
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ValueError("the notebook is a symbolic link, which is not accepted") from None
+            raise _LinkError("the notebook is a symbolic link, which is not accepted") from None
         raise ValueError(f"the notebook could not be opened ({exc.strerror})") from None
     try:
         info = os.fstat(fd)
@@ -260,18 +267,25 @@ def read_submission(path: Path | str, student: str = "student") -> Submission:
     beside it, else the file's time), each file opened once; a file that cannot be read as
     data (a link, not a regular file, too large) is refused with the reason, and a missing one
     is nothing submitted."""
+    reason = ""
     try:
         data, mtime = _read(path, MAX_NOTEBOOK_BYTES)
     except FileNotFoundError:
         return Submission(student)
-    except ValueError as exc:
+    except _LinkError as exc:
         return refused(student, f"the notebook could not be read ({exc})")
+    except ValueError as exc:  # handed in, but not as data: refused, its time still recorded
+        data, reason = None, f"the notebook could not be read ({exc})"
+        try:
+            mtime = os.stat(path, follow_symlinks=False).st_mtime
+        except OSError:
+            mtime = None
     try:
         stamp = _read(Path(path).with_name("timestamp.txt"), MAX_TIMESTAMP_BYTES)[0]
     except (FileNotFoundError, ValueError):
         stamp = None
     when, source, problem = time_in_submission(stamp, mtime)
-    return Submission(student, data, time=when, time_source=source, time_problem=problem)
+    return Submission(student, data, reason, when, source, problem, unreadable=data is None)
 
 
 def _id_for(name, names, problem=None):
