@@ -42,7 +42,7 @@ NOTHING_SUBMITTED = "no notebook was submitted"
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Submission:
-    """One student's submission, read once (:func:`find_submissions`, :func:`collect`).
+    """One student's submission, read once (:func:`find_submissions`, :func:`~.intake.collect`).
 
     ``data`` holds the notebook's bytes (at most :data:`MAX_NOTEBOOK_BYTES`); it is None when
     nothing is graded: ``refused`` then says why ("" when nothing was submitted). The time it was
