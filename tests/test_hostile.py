@@ -520,7 +520,7 @@ def test_results_and_feedback_stay_small(batch):
     """Per student: results.json's entry under 450 kB and the feedback page under 600 kB (the
     caps: MAX_RESULT_CHARS = 400 000 characters of messages and output), with a note saying
     what was cut (1000 cells with errors list 50; 40 MB of output keep 80 000 bytes)."""
-    from mlcourse_utils.grading.session import MAX_CELL_ERRORS
+    from mlcourse_utils.grading.results import MAX_CELL_ERRORS
 
     data = _results(batch)["students"]
     sizes = {s: len(json.dumps(r, ensure_ascii=False).encode()) for s, r in data.items()}

@@ -58,11 +58,11 @@ from .protocol import (
     MAX_MESSAGE,
     RemoteError,
     SandboxError,
-    clean_text,
     decode,
     encode,
     parse_reply,
 )
+from .text import clean_text
 
 RUNNER = Path(__file__).with_name("runner.py")
 #: The reference package, replaced by a decoy inside the sandbox.
@@ -236,44 +236,26 @@ def _apply_rlimits(limits):
     return apply
 
 
-class Sandbox:
-    """One student's notebook process. Use :meth:`exec_cell` and :meth:`call`.
+class _Process:
+    """The sandboxed process's start and stop: its command (namespaces with a minimal root, or
+    the fallback), its limits (rlimits, a cgroup), its folders, and why it ended."""
 
-    ``hidden`` lists host folders that must not be visible (the course repository, the
-    submissions, the output): in namespace mode nothing of the host is visible but the system
-    and the Python environment, and those are never taken from inside a hidden folder (except
-    the environment itself, e.g. a ``.venv`` in the repository).
-    """
-
-    def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
-                 startup_timeout: float = 60, isolate: bool = True,
-                 use_cgroups: bool = True, probe: bool = False) -> None:
-        self.hidden = [Path(h).resolve() for h in hidden]
+    def __init__(self, hidden, memory_mb, isolate, use_cgroups, probe):
+        self.hidden = hidden
         self.memory_mb = memory_mb
-        self.startup_timeout = startup_timeout
         self.isolate = isolate
         self.use_cgroups = use_cgroups
-        self.probe = probe  # start only far enough to report the defences, then exit
+        self.probe = probe
         self.proc = None
-        self.events = []
-        self._output = bytearray()
-        self._dropped = 0
-        self._out = None
         self.mode = None
         self.cgroup = None
-        self.info = {}
+        self.oom = 0
         self._root = None
         self._scratch = None
-        self._w = self._r = None
-        self._oom = 0
-        self._ids = itertools.count(1)
 
-    # -- lifecycle
-    def start(self, deadline: float | None = None) -> Sandbox:
-        """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        out_r, out_w = os.pipe()
+    def spawn(self, to_child_r: int, from_child_w: int, out_w: int) -> None:
+        """Start the runner: it reads requests from ``to_child_r``, writes replies to
+        ``from_child_w``, and prints to ``out_w`` (the caller closes its copies)."""
         runner_code = RUNNER.read_text()
         env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8",
                "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
@@ -315,29 +297,13 @@ class Sandbox:
                    + shlex.join(inner), "sh", *joins]
         else:
             cmd = inner
-        try:
-            self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, cwd=cwd, env=env,
-                pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
-            )
-        finally:
-            for fd in (to_child_r, from_child_w, out_w):
-                os.close(fd)
-        self._w, self._r, self._out = to_child_w, from_child_r, out_r
-        for fd in (self._w, self._r, self._out):
-            os.set_blocking(fd, False)
-        self._rbuf = bytearray()
-        limit = time.monotonic() + self.startup_timeout
-        reply = self._receive(min(limit, deadline) if deadline else limit)
-        if reply.get("event") != "ready":
-            self.kill()
-            raise SandboxError("protocol", "the notebook process did not start")
-        self.info = {"seccomp": reply.get("seccomp") is True, "uid": reply.get("uid"),
-                     "cgroup": self.cgroup.version if self.cgroup else None,
-                     "cgroup_controllers": self.cgroup.controllers if self.cgroup else []}
-        return self
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, cwd=cwd, env=env,
+            pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
+        )
 
-    def kill(self) -> None:
+    def stop(self) -> None:
+        """Kill the process (its session, and what left it but not its cgroup) and reap it."""
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -347,16 +313,12 @@ class Sandbox:
             self.cgroup.kill()  # processes that left the session, if any
         if self.proc is not None:
             self.proc.wait()
-        self._drain()
-        for fd in ("_w", "_r", "_out"):
-            if getattr(self, fd, None) is not None:
-                try:
-                    os.close(getattr(self, fd))
-                except OSError:
-                    pass
-                setattr(self, fd, None)
+
+    def clean_up(self) -> None:
+        """Remove the cgroup (noting whether memory ran out) and the folders, after
+        :meth:`stop`."""
         if self.cgroup is not None:
-            self._oom = self.cgroup.memory_events()
+            self.oom = self.cgroup.memory_events()
             self.cgroup.remove()
             self.cgroup = None
         for attr in ("_scratch", "_root"):
@@ -371,20 +333,65 @@ class Sandbox:
                     shutil.rmtree(folder, ignore_errors=True)
                 setattr(self, attr, None)
 
-    close = kill
+    def death(self, kill: Any) -> SandboxError:
+        """Why the process ended, as the error to raise; ``kill()`` cleans everything up."""
+        try:
+            code = self.proc.wait(timeout=5) if self.proc else None
+        except subprocess.TimeoutExpired:
+            code = None
+        oom_before = self.cgroup.memory_events() if self.cgroup else 0
+        kill()
+        if code is not None and self.mode == "namespace" and code > 128:
+            code = -(code - 128)  # the shell reports a signal as 128 + its number
+        if max(oom_before, self.oom) > 0:
+            return SandboxError("memory", f"was stopped for exceeding the memory limit of "
+                                          f"{self.memory_mb} MB")
+        if code is not None and code < 0:
+            try:
+                sig = signal.Signals(-code).name
+            except ValueError:
+                sig = str(-code)
+            return SandboxError("died", f"was killed by signal {sig}")
+        return SandboxError("died", f"exited (status {code})")
 
-    def output(self, limit: int = 20000) -> str:
+
+class _Channel:
+    """The request/reply protocol with the process: length-prefixed JSON over two pipes, every
+    read and write within a deadline, each reply echoing its request's id, events collected,
+    replies decoded as plain data, and the output pipe drained meanwhile (its first
+    :data:`OUTPUT_KEPT` bytes kept). A timeout or garbage kills the sandbox ``box``."""
+
+    def __init__(self, box, w, r, out):
+        self.box = box
+        self._w, self._r, self._out = w, r, out
+        for fd in (self._w, self._r, self._out):
+            os.set_blocking(fd, False)
+        self._rbuf = bytearray()
+        self._output = bytearray()
+        self._dropped = 0
+        self._ids = itertools.count(1)
+
+    def output(self, limit: int) -> str:
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
-        self._drain()
+        self.drain()
         text = clean_text(bytes(self._output[:4 * limit + 4]), limit).replace("\\x0d", "")
         if self._dropped:
             text += f"\n[... {self._dropped} more bytes of output not kept]"
         return text
 
+    def close(self) -> None:
+        for fd in ("_w", "_r", "_out"):
+            if getattr(self, fd, None) is not None:
+                try:
+                    os.close(getattr(self, fd))
+                except OSError:
+                    pass
+                setattr(self, fd, None)
+
     def _outputs(self):
         return [] if self._out is None else [self._out]
 
-    def _drain(self):
+    def drain(self) -> None:
         """Read what the notebook printed so far (never blocks); keep the first OUTPUT_KEPT."""
         while self._out is not None:
             try:
@@ -400,73 +407,53 @@ class Sandbox:
                 self._output += chunk[:room]
             self._dropped += max(0, len(chunk) - max(room, 0))
 
-    # -- protocol
     def _send(self, obj, deadline):
         data = json.dumps(obj).encode()
         view = memoryview(struct.pack(">I", len(data)) + data)
         while view:
             left = deadline - time.monotonic()
             if left <= 0:
-                self.kill()
+                self.box.kill()
                 raise SandboxError("timeout", "timed out (it stopped reading its input)")
             try:
                 readable, writable, _ = select.select(self._outputs(), [self._w], [],
                                                       min(left, 1.0))
                 if readable:
-                    self._drain()
+                    self.drain()
                 if writable:
                     view = view[os.write(self._w, view):]
             except BlockingIOError:
                 continue
             except OSError:
-                raise self._death() from None
-            if self.proc.poll() is not None:
-                raise self._death()
-
-    def _death(self):
-        try:
-            code = self.proc.wait(timeout=5) if self.proc else None
-        except subprocess.TimeoutExpired:
-            code = None
-        oom_before = self.cgroup.memory_events() if self.cgroup else 0
-        self.kill()
-        if code is not None and self.mode == "namespace" and code > 128:
-            code = -(code - 128)  # the shell reports a signal as 128 + its number
-        if max(oom_before, self._oom) > 0:
-            return SandboxError("memory", f"was stopped for exceeding the memory limit of "
-                                          f"{self.memory_mb} MB")
-        if code is not None and code < 0:
-            try:
-                sig = signal.Signals(-code).name
-            except ValueError:
-                sig = str(-code)
-            return SandboxError("died", f"was killed by signal {sig}")
-        return SandboxError("died", f"exited (status {code})")
+                raise self.box._death() from None
+            if self.box.proc.poll() is not None:
+                raise self.box._death()
 
     def _read_some(self, deadline):
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                self.kill()
+                self.box.kill()
                 raise SandboxError("timeout", "timed out")
             ready, _, _ = select.select([self._r, *self._outputs()], [], [], min(left, 1.0))
             if self._out is not None and self._out in ready:
-                self._drain()
+                self.drain()
             if self._r in ready:
                 try:
                     chunk = os.read(self._r, 1 << 20)
                 except BlockingIOError:
                     continue
                 if not chunk:
-                    raise self._death()
+                    raise self.box._death()
                 return chunk
 
-    def _receive(self, deadline):
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """The next message, by ``deadline``; SandboxError for a timeout, death or garbage."""
         while len(self._rbuf) < 4:
             self._rbuf += self._read_some(deadline)
         (n,) = struct.unpack(">I", self._rbuf[:4])
         if n > MAX_MESSAGE:
-            self.kill()
+            self.box.kill()
             raise SandboxError("protocol", "the notebook's process sent an oversized reply "
                                            f"({n} bytes; at most {MAX_MESSAGE})")
         while len(self._rbuf) < 4 + n:
@@ -476,11 +463,12 @@ class Sandbox:
         try:
             return parse_reply(data)
         except ValueError as exc:
-            self.kill()
+            self.box.kill()
             raise SandboxError("protocol", f"the notebook's process sent malformed data "
                                            f"({clean_text(exc, 200)})") from None
 
-    def _request(self, obj, timeout, deadline=None):
+    def request(self, obj: dict[str, Any], timeout: float,
+                deadline: float | None = None) -> dict[str, Any]:
         """Send one request and wait for the reply that carries its id."""
         limit = time.monotonic() + timeout
         deadline = min(limit, deadline) if deadline else limit
@@ -488,36 +476,114 @@ class Sandbox:
         self._send({**obj, "id": request}, deadline)
         events = 0
         while True:
-            reply = self._receive(deadline)
+            reply = self.receive(deadline)
             if "event" in reply:
                 events += 1
                 if events > MAX_EVENTS:
-                    self.kill()
+                    self.box.kill()
                     raise SandboxError("protocol", "the notebook's process sent too many events")
                 event = clean_text(reply["event"], 50)
                 detail = reply.get("name", reply.get("what"))
                 if isinstance(detail, str):  # a forbidden call, or what touched the watch on them
                     event = f"{event} {clean_text(detail, 200)}"
-                self.events.append(event)
+                self.box.events.append(event)
                 continue
             if reply.get("id") != request:
-                self.kill()
+                self.box.kill()
                 raise SandboxError("protocol", "the notebook's process answered out of turn")
             return reply
 
     @staticmethod
-    def _warnings(reply):
+    def warnings(reply: dict[str, Any]) -> list[str]:
         w = reply.get("warnings", [])
         return [clean_text(x, 300) for x in w[:20]] if isinstance(w, list) else []
 
     @staticmethod
-    def _remote_error(reply):
+    def remote_error(reply: dict[str, Any]) -> RemoteError:
         mro = reply.get("exc_mro", [])
         if not isinstance(mro, list):
             mro = []
         return RemoteError(clean_text(reply.get("exc_type", "Exception"), 100),
                            [clean_text(m, 100) for m in mro[:30]],
                            clean_text(reply.get("message", ""), 1000))
+
+
+class Sandbox:
+    """One student's notebook process. Use :meth:`exec_cell` and :meth:`call`.
+
+    ``hidden`` lists host folders that must not be visible (the course repository, the
+    submissions, the output): in namespace mode nothing of the host is visible but the system
+    and the Python environment, and those are never taken from inside a hidden folder (except
+    the environment itself, e.g. a ``.venv`` in the repository). The process's start and stop
+    are :class:`_Process`'s job, the messages :class:`_Channel`'s.
+    """
+
+    def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
+                 startup_timeout: float = 60, isolate: bool = True,
+                 use_cgroups: bool = True, probe: bool = False) -> None:
+        self.hidden = [Path(h).resolve() for h in hidden]
+        self.memory_mb = memory_mb
+        self.startup_timeout = startup_timeout
+        # probe: start only far enough to report the defences, then exit
+        self._process = _Process(self.hidden, memory_mb, isolate, use_cgroups, probe)
+        self._channel = None
+        self.events = []
+        self.info = {}
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        return self._process.proc
+
+    @property
+    def mode(self) -> str | None:
+        """"namespace" or "fallback" once started."""
+        return self._process.mode
+
+    # -- lifecycle
+    def start(self, deadline: float | None = None) -> Sandbox:
+        """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        out_r, out_w = os.pipe()
+        try:
+            self._process.spawn(to_child_r, from_child_w, out_w)
+        finally:
+            for fd in (to_child_r, from_child_w, out_w):
+                os.close(fd)
+        self._channel = _Channel(self, to_child_w, from_child_r, out_r)
+        limit = time.monotonic() + self.startup_timeout
+        reply = self._channel.receive(min(limit, deadline) if deadline else limit)
+        if reply.get("event") != "ready":
+            self.kill()
+            raise SandboxError("protocol", "the notebook process did not start")
+        cgroup = self._process.cgroup
+        self.info = {"seccomp": reply.get("seccomp") is True, "uid": reply.get("uid"),
+                     "cgroup": cgroup.version if cgroup else None,
+                     "cgroup_controllers": cgroup.controllers if cgroup else []}
+        return self
+
+    def kill(self) -> None:
+        self._process.stop()
+        if self._channel is not None:
+            self._channel.drain()
+            self._channel.close()
+        self._process.clean_up()
+
+    close = kill
+
+    def output(self, limit: int = 20000) -> str:
+        """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
+        return self._channel.output(limit) if self._channel is not None else ""
+
+    def _death(self):
+        return self._process.death(self.kill)
+
+    # -- requests
+    def _request(self, obj, timeout, deadline=None):
+        return self._channel.request(obj, timeout, deadline)
+
+    _warnings = staticmethod(_Channel.warnings)
+    _remote_error = staticmethod(_Channel.remote_error)
 
     def exec_cell(self, source: str, timeout: float,
                   deadline: float | None = None) -> tuple[RemoteError | None, list[str]]:
