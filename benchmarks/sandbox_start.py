@@ -58,7 +58,7 @@ def main():
     for name in args.assignment:
         names = watched(name)
         starts, watches = time_starts(names, args.starts)
-        both = [a + b for a, b in zip(starts, watches)]
+        both = [a + b for a, b in zip(starts, watches, strict=True)]
         print(f"{name}: {len(names)} watched names, {args.starts} starts")
         print(f"  start          : {_summary(starts)}")
         print(f"  watch set-up   : {_summary(watches)}")

@@ -5,8 +5,8 @@ namespaces and a minimal root, as an unprivileged user (see ``sandbox.py``), whi
 :func:`main`; importing the module only defines it. Its first act is to install a seccomp
 filter; then it executes the cells it is sent and calls answer functions on the inputs it is
 sent, and answers with plain data, each reply carrying its request's id. It must not import
-``mlcourse_utils``: it only uses the standard library, numpy and IPython (imported by
-:func:`main` after the filter, so that every thread they start inherits it).
+``mlcourse_utils``: it only uses the standard library, numpy and IPython (with its traitlets;
+imported by :func:`main` after the filter, so that every thread they start inherits it).
 
 Nothing here is trusted: the student's code runs in this process and may change anything in it,
 including this loop. The grader therefore treats every byte that comes back as untrusted data,
@@ -696,9 +696,14 @@ def main(argv: list[str] | None = None) -> None:
 
     import numpy as np
     from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
 
     _errstate = np.errstate
-    shell = InteractiveShell.instance()
+    # Cells run with store_history=False: no history database (on disk, and a thread to write
+    # it), which costs a tenth of a second per sandbox.
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
     shell.colors = "NoColor"
     send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
     _serve(write_fd)
