@@ -229,14 +229,25 @@ def test_watch_resolves_at_once_what_is_loaded():
             spec.loader.exec_module(runner)
             r, w = os.pipe()
             print(json.dumps(runner._install_monitor(
-                ["numpy.loadtxt", "scipy.stats.norm"], w)))
-            print(json.dumps(numpy.loadtxt.__code__.co_name))
+                ["numpy.cov", "numpy.loadtxt", "scipy.stats.norm"], w)))
+            print(json.dumps([f.__code__.co_name for f in (numpy.cov, numpy.loadtxt)]))
         """), str(RUNNER)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    (count, prefixes), stand_in = (json.loads(line) for line in proc.stdout.splitlines()[-2:])
-    assert count == 1
+    (count, prefixes), stand_ins = (json.loads(line) for line in proc.stdout.splitlines()[-2:])
+    assert count == 2
     assert prefixes == ["scipy.stats.norm"]
-    assert stand_in == "forbidden_call"
+    assert stand_ins == ["forbidden_call", "forbidden_call"]
+
+
+def test_watch_catches_a_numpy_function_with_array_dispatch():
+    """numpy.cov is a callable object in numpy 2 (array-function dispatch), not a function: it
+    is replaced all the same, so a name built at run time is caught."""
+    _, results, events = _watch(
+        ["numpy.cov"],
+        "import numpy as np\n"
+        "result = float(getattr(np, 'c' + 'ov')([1.0, 2.0, 3.0]))\n")
+    assert events == ["forbidden numpy.cov"]
+    assert results == [1.0]  # the sample variance of 1, 2, 3: (1 + 0 + 1) / 2, exact
 
 
 @pytest.mark.slow

@@ -246,6 +246,8 @@ def _exception_info(exc):
 _GC_EVENTS = ("gc.get_referrers", "gc.get_referents", "gc.get_objects")
 _FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 _FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
+#: Callable objects that are functions (replaced by a stand-in, not patched method by method).
+_FUNCTION_TYPES = ("ufunc", "_ArrayFunctionDispatcher")
 
 
 def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its state)
@@ -361,8 +363,7 @@ def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its stat
             label = public(f"{origin}.{attr}")
             if isinstance(value, type):
                 patch_class(value, label)
-            elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
-                    type(value).__name__ == "ufunc":
+            elif function_like(value):
                 register(value, label)
         replace_in(module, replacing)
 
@@ -387,6 +388,12 @@ def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its stat
                 setattr(cls, attr, stand_in(len(originals) - 1, function))
             except (AttributeError, TypeError):
                 pass
+
+    def function_like(value):
+        """A function to replace by a stand-in: Python's, a builtin, a numpy ufunc, or a numpy
+        function with array-function dispatch (numpy.cov: a callable object in numpy 2)."""
+        return isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
+            type(value).__name__ in _FUNCTION_TYPES
 
     def under_prefix(name):
         return any(name == p or name.startswith(p + ".") for p in prefixes)
@@ -440,8 +447,7 @@ def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its stat
             pass
         elif isinstance(target, type):
             patch_class(target, entry)
-        elif not isinstance(target, (types.FunctionType, types.BuiltinFunctionType,
-                                     types.MethodType)) and type(target).__name__ != "ufunc":
+        elif not function_like(target) and not isinstance(target, types.MethodType):
             # An object such as scipy.stats.norm: each public method, on its class (frozen
             # distributions make new objects of that class).
             for attr in dir(target):
