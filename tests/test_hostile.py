@@ -83,7 +83,7 @@ LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 
 STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its requests
                 "for obj in gc.get_objects():\n"
-                "    if isinstance(obj, dict) and 'receive' in obj and 'READ_FD' in obj:\n"
+                "    if isinstance(obj, dict) and 'receive' in obj and '_serve' in obj:\n"
                 "        obj['receive'] = lambda: time.sleep(3600)")
 
 HOG = (  # 100 busy processes of at most 60 s each, forked by one child so the cell returns

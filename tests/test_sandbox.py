@@ -185,7 +185,7 @@ def test_sandbox_sysv_segments_die_with_it():
 #: A cell that makes the runner's loop stop reading requests (it finds the loop's globals).
 STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its requests
                 "for obj in gc.get_objects():\n"
-                "    if isinstance(obj, dict) and 'receive' in obj and 'READ_FD' in obj:\n"
+                "    if isinstance(obj, dict) and 'receive' in obj and '_serve' in obj:\n"
                 "        obj['receive'] = lambda: time.sleep(3600)")
 
 
