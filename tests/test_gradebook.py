@@ -2,8 +2,9 @@
 nbgrader's CSV, the sanitised copies a teaching assistant opens, and a gradebook written,
 given manual points and read back (totals, manual points, progress).
 
-The gradebook here is written by gradebook.start/finish for the mle source notebook with scores
-chosen by hand; the expected totals are sums of those scores and of the manual points given.
+The gradebook here is written by gradebook.start and Writer.write/finish (one student at a
+time) for the mle source notebook with scores chosen by hand; the expected totals are sums of
+those scores and of the manual points given.
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ def book(tmp_path_factory, mle_assignment):
     source = sup.ROOT / "solutions" / "mle" / "mle.ipynb"
     scores = {"alice": {t.grade_id: t.points for t in mle_assignment.tests},
               "=x": {t.grade_id: t.points / 2 for t in mle_assignment.tests}}
-    proc = gradebook.start(out, source, "mle")
-    assert gradebook.finish(proc, scores, [g for g, _ in mle_assignment.manual]) is None
+    book = gradebook.start(out, source, "mle", [g for g, _ in mle_assignment.manual])
+    for student, grades in scores.items():
+        book.write(student, grades)
+    assert book.finish() is None
     return out / "gradebook.db"
 
 
@@ -159,3 +162,30 @@ def test_gradebook_ids_are_safe_for_nbgrader_export():
         safe = gradebook_id(raw)
         assert not any(c in safe for c in ',"\t') and safe.startswith(raw[:3])
     assert gradebook_id("a,b") != gradebook_id("a_b")
+
+
+@pytest.mark.slow  # starts nbgrader (several seconds)
+def test_a_gradebook_process_that_stops_is_reported_at_finish_and_writing_to_it_never_raises(
+        tmp_path):
+    book = gradebook.start(tmp_path, tmp_path / "no-such-source.ipynb", "mle")
+    for n in range(200):  # more than a pipe holds once the process is gone
+        book.write(f"s{n}", {"g": 1.0})
+    error = book.finish()
+    assert error is not None and "no-such-source.ipynb" in error
+    assert book.finish() is not None  # asking again is harmless
+
+
+@pytest.mark.slow  # starts nbgrader (about 15 s)
+def test_scores_written_one_by_one_keep_every_student_but_the_one_that_failed(
+        tmp_path, mle_assignment):
+    source = sup.ROOT / "solutions" / "mle" / "mle.ipynb"
+    full = {t.grade_id: t.points for t in mle_assignment.tests}
+    book = gradebook.start(tmp_path, source, "mle", [g for g, _ in mle_assignment.manual])
+    book.write("zed", full)
+    book.write("bob", {"no-such-cell": 1.0})
+    book.write("amy", {gid: 0.0 for gid in full})
+    error = book.finish()
+    assert error is not None and "bob" in error and "zed" not in error
+    top, scores, ungraded = gradebook.totals(tmp_path / "gradebook.db", "mle")
+    assert scores["zed"] == pytest.approx(mle_assignment.max_score) and scores["amy"] == 0.0
+    assert {"amy", "zed"} <= set(ungraded)  # (both still have the manual cells to grade)

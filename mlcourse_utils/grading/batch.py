@@ -225,7 +225,8 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
         print(f"not graded or not matched: {line}", file=sys.stderr)
     if shard is not None:
         students = {s: p for s, p in students.items() if in_shard(s, shard)}
-    book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
+    book = gradebook.start(out, root / "solutions" / name / assignment.notebook, name,
+                           [gid for gid, _ in assignment.manual])
     results, failures = {}, []
     baseline = _peak_memory_mb()
     watch = _StallWatch()
@@ -250,6 +251,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
                     student, assignment,
                     f"internal grader error: {type(exc).__name__}: {clean_text(str(exc), 300)}")
                 _write_feedback(results[student], assignment, out, failures)
+            _to_gradebook(book, results[student])  # written while the others are graded
             bar.update(1)
         bar.close()
         write_csvs(results, assignment, out)
@@ -268,7 +270,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
            "longest_student_seconds": round(max((r.seconds for r in results.values()),
                                                 default=0.0), 3)}
     write_results(results, assignment, out, found, run)
-    _finish_gradebook(book_proc, results, assignment)
+    _finish_gradebook(book)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
@@ -280,10 +282,12 @@ def _peak_memory_mb():
     return peak / 1024 if sys.platform != "darwin" else peak / 2**20
 
 
-def _finish_gradebook(book_proc, results, assignment):
-    error = gradebook.finish(
-        book_proc, {s: {t.grade_id: t.earned for t in r.tests} for s, r in results.items()},
-        [gid for gid, _ in assignment.manual])
+def _to_gradebook(book, result):
+    book.write(result.student, {t.grade_id: t.earned for t in result.tests})
+
+
+def _finish_gradebook(book):
+    error = book.finish()
     if error:  # the CSVs and the feedback are written: say so, but do not fail the batch
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
 
@@ -326,12 +330,15 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     out.mkdir(parents=True, exist_ok=True)
     for line in manual.set_aside(out) if kept else []:
         print(f"--force: {line}", file=sys.stderr)
-    book_proc = gradebook.start(out, root / "solutions" / name / assignment.notebook, name)
+    book = gradebook.start(out, root / "solutions" / name / assignment.notebook, name,
+                           [gid for gid, _ in assignment.manual])
     for folder in outs:
         for sub in ("feedback", "autograded"):
             if (Path(folder) / sub).is_dir():
                 shutil.copytree(Path(folder) / sub, out / sub, dirs_exist_ok=True)
     results = dict(sorted(results.items()))
+    for result in results.values():
+        _to_gradebook(book, result)
     write_csvs(results, assignment, out)
     write_results(results, assignment, out, defences)
     times.merge_timestamps(outs, out)
@@ -345,7 +352,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
         with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
             failed = analysis.manual_fragments(assignment, copies, Path(parts))
             manual.write_bundle(out, assignment, list(copies), root, parts, failed)
-    _finish_gradebook(book_proc, results, assignment)
+    _finish_gradebook(book)
     return assignment, results
 
 

@@ -1,12 +1,13 @@
 """The nbgrader course folder that `mlcourse grade` writes: gradebook.db and autograded/ copies.
 
 nbgrader's API is slow to start (importing it loads its server extensions, and opening a
-gradebook runs ``alembic``), so the gradebook is prepared by a separate, lower-priority process
-that starts with the grading and receives the scores at the end:
+gradebook runs ``alembic``), so the gradebook is written by a separate, lower-priority process
+that starts with the grading and writes each student's scores as soon as that student is
+graded (one JSON line each on its stdin), so that only a short close remains at the end:
 
-    proc = start(out, source_notebook, assignment_name)   # imports nbgrader, registers cells
-    ...grade the students...
-    finish(proc, {student: {grade_id: points}}, manual_grade_ids)
+    book = start(out, source_notebook, assignment_name, manual_grade_ids)  # registers cells
+    ...each student graded: book.write(student, {grade_id: points})...
+    book.finish()                                       # waits for the last ones; None or error
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -27,28 +29,63 @@ from typing import Any
 from .notebook import cell_source, nbgrader_meta, read_notebook_cells
 
 
-def start(out: Path | str, source: Path | str, assignment: str) -> subprocess.Popen[str]:
-    """Start preparing ``out/gradebook.db`` for the assignment whose source notebook is given."""
+class Writer:
+    """The process writing ``out/gradebook.db`` (see :func:`start`)."""
+
+    def __init__(self, proc: subprocess.Popen[str], log: Any) -> None:
+        self.proc, self._log, self._broken = proc, log, False
+        self._error: str | None = None
+
+    def write(self, student: str, grades: Mapping[str, float]) -> None:
+        """Send one student's ``{grade_id: points}``; the process writes it while others are
+        graded. Never raises: a process that has stopped is reported by :meth:`finish`."""
+        if self._broken:
+            return
+        try:
+            self.proc.stdin.write(json.dumps({"student": student, "grades": dict(grades)}) + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):  # it exited (its error is in the log)
+            self._broken = True
+
+    def finish(self, timeout: float = 300) -> str | None:
+        """Wait for the last students to be written; None on success, or the process's error
+        text (the same answer when asked again)."""
+        if self._log.closed:
+            return self._error
+        self._broken = True  # nothing more is sent
+        try:
+            with contextlib.suppress(OSError, ValueError):
+                self.proc.stdin.close()
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            self.proc.kill()
+            self.proc.wait()
+            self._error = str(exc)
+        else:
+            self._log.seek(0)
+            output = self._log.read().decode("utf-8", "replace")
+            self._error = None if self.proc.returncode == 0 else output.strip()[-2000:]
+        finally:
+            self._log.close()
+        return self._error
+
+
+def start(out: Path | str, source: Path | str, assignment: str,
+          manual: Iterable[str] = ()) -> Writer:
+    """Start writing ``out/gradebook.db`` for the assignment whose source notebook is given;
+    ``manual`` are the grade ids of its manually graded cells (left to grade for everyone)."""
     scripts = str(Path(sys.executable).parent)
     # nbgrader checks the database schema by running `alembic` from PATH.
     env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
-    args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment}
-    return subprocess.Popen([sys.executable, "-m", "mlcourse_utils.grading.gradebook",
+    args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment,
+            "manual": list(manual)}
+    # Its output goes to a file: a pipe nobody reads until the end could fill and stop it.
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "-m", "mlcourse_utils.grading.gradebook",
                              json.dumps(args)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=env, text=True)
-
-
-def finish(proc: subprocess.Popen[str], scores: Mapping[str, Mapping[str, float]],
-           manual: Iterable[str], timeout: float = 300) -> str | None:
-    """Send the scores; return None on success, or the gradebook process's error text."""
-    payload = json.dumps({"scores": scores, "manual": list(manual)})
-    try:
-        output, _ = proc.communicate(payload, timeout=timeout)
-    except (subprocess.TimeoutExpired, OSError) as exc:
-        proc.kill()
-        return str(exc)
-    return None if proc.returncode == 0 else (output or "").strip()[-2000:]
+                            stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                            env=env, text=True)
+    return Writer(proc, log)
 
 
 def _alembic_head_in_process(api):
@@ -334,18 +371,18 @@ def _main(args):
                                             locked=bool(meta.get("locked")),
                                             source=cell_source(cell))
         gb.db.commit()
-        data = json.loads(sys.stdin.read())
         failed = []
-        for student, grades in sorted(data["scores"].items()):
-            sid = gradebook_id(student)
+        for line in sys.stdin:  # one student a line, as each is graded
+            data = json.loads(line)
+            student, sid = data["student"], gradebook_id(data["student"])
             try:  # one student's failure is reported and costs no other student their row
                 gb.update_or_create_student(sid)
                 gb.update_or_create_submission(name, sid)
-                for gid, earned in grades.items():
+                for gid, earned in data["grades"].items():
                     grade = gb.find_grade(gid, nb_name, name, sid)
                     grade.auto_score = earned
                     grade.needs_manual_grade = False
-                for gid in data["manual"]:
+                for gid in args["manual"]:
                     grade = gb.find_grade(gid, nb_name, name, sid)
                     grade.auto_score = None
                     grade.needs_manual_grade = True
@@ -354,7 +391,7 @@ def _main(args):
                 gb.db.rollback()
                 failed.append(f"{student}: {type(exc).__name__}: {str(exc)[:300]}")
     if failed:
-        print("\n".join(["students not written into the gradebook:", *failed]))
+        print("\n".join(["students not written into the gradebook:", *sorted(failed)]))
         return 3
     return 0
 
