@@ -152,28 +152,35 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     q = shlex.quote
     r = q(str(root))
     pkg = str(PACKAGE_DIR)
+    # Each external command is a process started per sandbox: files are created with the
+    # shell's own `: > FILE` and `printf`, and folders several to one `mkdir -p`. Bind targets
+    # are never nested (see _environment_paths), so making them all before the first bind is
+    # the same as making each before its own; those under /tmp are made once it is mounted.
+    in_tmp = [src for src in binds if _is_within(src, "/tmp")]
+    early = " ".join(f"{r}{q(str(src))}" for src in binds if src not in in_tmp)
     lines = [
         "set -e",
         "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
         "mount --make-rprivate /",
         f"mount -n -t tmpfs -o size=16m,mode=755 mlcourse-root {r}",
-        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old",
+        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old {early}".rstrip(),
         # /tmp first: the environment may live under /tmp (CI clones there) and is bound on top.
         f"mount -n -t tmpfs -o size=512m,mode=1777,nosuid,nodev mlcourse-tmp {r}/tmp",
-        f"mkdir -m 700 {r}/tmp/work",
+        f"mkdir -m 700 {r}/tmp/work" if uid is None else
+        f"install -d -m 700 -o {uid} -g {uid} {r}/tmp/work",
     ]
-    if uid is not None:
-        lines.append(f"chown {uid}:{uid} {r}/tmp/work")
+    if in_tmp:
+        lines.append("mkdir -p " + " ".join(f"{r}{q(str(src))}" for src in in_tmp))
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             lines.append(f"ln -s {q(os.readlink(top))} {r}{top}")
     for src in binds:
         s = q(str(src))
-        lines += [f"mkdir -p {r}{s}", f"mount -n --bind {s} {r}{s}",
+        lines += [f"mount -n --bind {s} {r}{s}",
                   f"mount -n -o remount,bind,ro,nosuid,nodev {r}{s}"]
     for f in ("/etc/ld.so.cache", "/etc/localtime"):
         if os.path.isfile(f):
-            lines += [f"touch {r}{f}", f"mount -n --bind {f} {r}{f}",
+            lines += [f": > {r}{f}", f"mount -n --bind {f} {r}{f}",
                       f"mount -n -o remount,bind,ro {r}{f}"]
     lines += [
         f"echo 'root:x:0:0::/:/bin/sh' > {r}/etc/passwd",
@@ -181,14 +188,14 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         f"printf 'root:x:0:\\nnogroup:x:{NOBODY}:\\n' > {r}/etc/group",
         f"mount -n -t proc -o nosuid,nodev,noexec proc {r}/proc",
         f"mount -n -t tmpfs -o size=1m,mode=755,nosuid dev {r}/dev",
-        f"for d in null zero full random urandom; do touch {r}/dev/$d; "
+        f"for d in null zero full random urandom; do : > {r}/dev/$d; "
         f"mount -n --bind /dev/$d {r}/dev/$d; done",
         f"mkdir {r}/dev/shm",
         f"mount -n -t tmpfs -o size=64m,mode=1777,nosuid,nodev shm {r}/dev/shm",
         # The reference package: a decoy where the import system would find it.
         f"mkdir -p {r}{q(pkg)}",
         f"mount -n -t tmpfs -o size=1m,mode=755 mlcourse-decoy {r}{q(pkg)}",
-        f"cat > {r}{q(pkg)}/__init__.py <<'MLCOURSE_DECOY'\n{DECOY}MLCOURSE_DECOY",
+        f"printf '%s' {q(DECOY)} > {r}{q(pkg)}/__init__.py",
         f"mount -n -o remount,ro {r}{q(pkg)}",
         f"mount -n -o remount,ro,nosuid,nodev {r}",
         f"cd {r}",
