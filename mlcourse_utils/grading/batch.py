@@ -254,6 +254,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
             _to_gradebook(book, results[student])  # written while the others are graded
             bar.update(1)
         bar.close()
+        book.done()  # it closes the gradebook while the class's files are written
         write_csvs(results, assignment, out)
         # The manual-grading pages (each student's answer rendered while they were graded) and
         # the submission times found in the submissions (`mlcourse export` uses them only when
@@ -339,6 +340,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     results = dict(sorted(results.items()))
     for result in results.values():
         _to_gradebook(book, result)
+    book.done()
     write_csvs(results, assignment, out)
     write_results(results, assignment, out, defences)
     times.merge_timestamps(outs, out)

@@ -7,7 +7,9 @@ graded (one JSON line each on its stdin), so that only a short close remains at 
 
     book = start(out, source_notebook, assignment_name, manual_grade_ids)  # registers cells
     ...each student graded: book.write(student, {grade_id: points})...
-    book.finish()                                       # waits for the last ones; None or error
+    book.done()                                    # no more students: it writes the last ones
+    ...other work...
+    book.finish()                                  # waits for it; None or the error
 """
 
 from __future__ import annotations
@@ -47,15 +49,20 @@ class Writer:
         except (OSError, ValueError):  # it exited (its error is in the log)
             self._broken = True
 
+    def done(self) -> None:
+        """No more students: the process writes the last ones and closes the gradebook while
+        the caller does other work (:meth:`finish` waits for it)."""
+        self._broken = True  # nothing more is sent
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+
     def finish(self, timeout: float = 300) -> str | None:
-        """Wait for the last students to be written; None on success, or the process's error
-        text (the same answer when asked again)."""
+        """Wait for the last students to be written (after :meth:`done`, which it calls);
+        None on success, or the process's error text (the same answer when asked again)."""
         if self._log.closed:
             return self._error
-        self._broken = True  # nothing more is sent
+        self.done()
         try:
-            with contextlib.suppress(OSError, ValueError):
-                self.proc.stdin.close()
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             self.proc.kill()
@@ -397,4 +404,8 @@ def _main(args):
 
 
 if __name__ == "__main__":
-    sys.exit(_main(json.loads(sys.argv[1])))
+    code = _main(json.loads(sys.argv[1]))
+    # Every row is committed and the gradebook closed: skip the interpreter's tear-down of
+    # nbgrader and SQLAlchemy, which the grader would otherwise wait for at the end of a run.
+    sys.stdout.flush()
+    os._exit(code)
