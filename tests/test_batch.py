@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlcourse_utils.grading.batch import describe_defences
+from mlcourse_utils.grading.batch import describe_defences, imported_by
 from mlcourse_utils.grading.sandbox import DEFENCES
 
 
@@ -41,3 +41,12 @@ def test_require_isolation_stops_before_any_student_is_graded(tmp_path, monkeypa
     lines = batch.describe_defences({**held, "cpu_cgroup": False})
     assert lines[0].startswith("defences in force: namespaces")
     assert "cpu_cgroup (a CPU cgroup" in lines[1] and "--require-isolation" in lines[1]
+
+
+def test_the_warm_up_imports_the_modules_the_instructors_cells_import():
+    sources = ["import numpy as np\nimport os.path, math",
+               "from mlcourse_utils import mle as ref\nfrom . import sibling\n"
+               "from scipy.special import *\ndef f():\n    import json",
+               "def broken(:"]
+    assert imported_by(sources) == ["numpy", "os.path", "math", "mlcourse_utils",
+                                    "mlcourse_utils.mle", "scipy.special", "json"]

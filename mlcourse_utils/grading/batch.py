@@ -9,6 +9,7 @@ CSVs are always written).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -205,6 +206,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
 
     hidden = sorted({root.resolve(), submissions, out})
     analysis.warm_up()  # (its imports run while the defences are probed)
+    threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
     found = sandbox.defences(min(memory_mb, 1024), hidden)
     for line in describe_defences(found):
         print(line, file=sys.stderr)
@@ -275,6 +277,46 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
+
+
+def imported_by(sources: Sequence[str]) -> list[str]:
+    """The absolute module names that instructor code (``sources``: test and set-up cells)
+    imports, in order: ``from a import b`` gives ``a`` and ``a.b`` (b may be a module)."""
+    import ast
+
+    names = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.append(node.module)
+                names += [f"{node.module}.{alias.name}" for alias in node.names
+                          if alias.name != "*"]
+    return list(dict.fromkeys(names))
+
+
+def _warm_up_grader(assignment):
+    """Import what the first students would otherwise import in the grader, holding its global
+    lock while the others wait: the modules of the instructor's tests and set-up cells (never a
+    student's text) and the feedback page's template. Run in a thread while the defences are
+    probed and the first sandboxes start; a module that cannot be imported is left to the test
+    that needs it (which reports it as now)."""
+    import importlib
+
+    from .report import _template
+
+    for name in imported_by([*assignment.setup, *(t.source for t in assignment.tests)]):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 (e.g. `from numpy import pi`: not a module)
+            pass
+    with contextlib.suppress(Exception):
+        _template()
 
 
 def _peak_memory_mb():
