@@ -144,8 +144,8 @@ def main():
             t_ml, n_ml, full, defences = time_mlcourse(tmp / "submissions", tmp / f"out{r}",
                                                        args.jobs, strict)
             print(f"round {r + 1}: mlcourse grade --jobs {args.jobs}{flag}: {t_ml:7.1f} s  "
-                  f"({t_ml / args.students:.2f} s each, {n_ml} graded, {full} with full marks)",
-                  flush=True)
+                  f"({t_ml / args.students:.2f} s each, {n_ml} graded, {full} with full marks; "
+                  f"{t_nb / t_ml:.2f}x this round)", flush=True)
             if r == 0:
                 for line in defences:
                     print(f"  {line}")
