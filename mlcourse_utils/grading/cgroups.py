@@ -14,7 +14,7 @@ Which hierarchy is used is found at run time. cgroup v2 is used where this proce
 container's cgroup namespace); otherwise the v1 hierarchies of those controllers, under this
 process's own cgroup in each (hybrid systems, and containers where we are root). Where neither
 can be written (no cgroups, or an unprivileged user without delegation), :func:`create` returns
-None and the sandbox falls back to per-process rlimits (see ``sandbox.py`` and the README's
+None and the sandbox falls back to per-process rlimits (see ``isolation.py`` and the README's
 "Limits").
 """
 
