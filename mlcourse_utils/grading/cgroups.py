@@ -139,10 +139,9 @@ class Cgroup:
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup (also ones that left the sandbox's session)."""
-        if self.version == "v2":
-            kill_file = self.folders["memory"] / "cgroup.kill"
+        if self.version == "v2" and "memory" in self.folders:  # none if mkdir failed
             try:
-                kill_file.write_text("1")
+                (self.folders["memory"] / "cgroup.kill").write_text("1")
             except OSError:
                 pass
         for _ in range(50):
