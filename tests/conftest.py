@@ -11,6 +11,33 @@ import pytest
 
 from tolerances import REFERENCE_TEST_MODULES
 
+# ------------------------------------------------------------------ xdist groups that hold
+# `make test` runs `pytest -n 2 --dist loadgroup`: every test marked xdist_group("G") runs on the
+# worker that runs all of G, so a session fixture (a graded batch, the printed PDFs, a fresh
+# venv) is made once. pytest-xdist 3.8 tells its scheduler the group by appending "@G" to the
+# test's node id through the attribute `_nodeid`, which pytest >= 9.2 no longer reads (pytest-xdist
+# issue 1386): the groups then silently fall apart and both workers make every expensive fixture.
+# This hook, run after xdist's, appends the suffix where xdist's did not take; where it did (an
+# older pytest, a fixed xdist), it does nothing.
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    if not getattr(config.option, "loadgroup", False):  # (set on xdist workers only)
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if not names or item.nodeid.endswith(suffix):
+            continue
+        if hasattr(item, "_id"):  # pytest >= 9.2: a structured id, its string form cached
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(item.nodeid + suffix)
+        else:
+            item._nodeid = item.nodeid + suffix
+
 
 @pytest.fixture(scope="session")
 def session_cache():
