@@ -45,16 +45,19 @@ def pytest_collection_modifyitems(config, items):
 # single test that grades three classes lands at the end, where one worker runs it while the
 # other idles. Longest first instead (the classic rule for two machines): the expensive units
 # start at once, the many cheap ones fill in after, and both workers finish within seconds of
-# each other. Seconds are rough measurements on a busy 2-core machine (--durations); only
-# their order matters, so a wrong guess costs balance, never a result.
+# each other. Seconds are rough measurements on a busy 2-core machine (--durations, once per
+# unit); only their order matters, so a wrong guess costs balance, never a result.
 
 #: Seconds a group takes on one worker, or (keys ending in ".py") each ungrouped test of a file.
 UNIT_SECONDS = {
-    "website": 600, "grade-hostile": 240, "handin": 60, "fresh-venv": 150,
-    "grade-logistic_regression": 150, "grade-information_theory": 130, "grade-gda": 130,
-    "grade-ridge_lasso": 130, "grade-naive_bayes": 130, "grade-bayes": 120, "grade-mle": 130,
-    "class-report": 180, "grade-integrity": 60, "grade-shards": 90, "roundtrip": 60,
-    "tests/test_blas_setups.py": 150,
+    # the website: both book builds (when stale), 40 pages in Chromium, both PDF editions
+    "website": 1300, "standin-book_website": 100,
+    "grade-logistic_regression": 300, "fresh-venv": 300, "class-report": 230,
+    "grade-gda": 150, "grade-hostile": 150, "grade-information_theory": 145,
+    "grade-naive_bayes": 145, "grade-bayes": 135, "grade-ridge_lasso": 135, "grade-mle": 125,
+    "tests/test_blas_setups.py": 120, "handin": 80, "grade-integrity": 65, "roundtrip": 60,
+    "grade-shards": 40, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
+    "tests/test_cli.py": 4, "tests/test_execute.py": 3, "tests/test_gradebook.py": 2,
 }
 
 
