@@ -50,8 +50,8 @@ def make_folder(name, out, abilities, seed):
     """Write one synthetic graded folder; return (broken check id, misconception check id)."""
     from mlcourse_utils.grading.notebook import load_assignment
     from mlcourse_utils.grading.report import write_feedback
-    from mlcourse_utils.grading.results import write_csvs, write_results
-    from mlcourse_utils.grading.session import DELEGATION, GradeResult, TestResult
+    from mlcourse_utils.grading.results import GradeResult, TestResult, write_csvs, write_results
+    from mlcourse_utils.grading.session import DELEGATION
 
     rng = random.Random(seed)
     assignment = load_assignment(name, ROOT)

@@ -100,13 +100,14 @@ def main():
             spent.clear()
             start = time.perf_counter()
             try:
-                found = analysis.analyse(path, assignment, timeout=args.timeout)
+                found = analysis.analyse(path.read_bytes(), assignment,
+                                         timeout=args.timeout)
                 outcome = f"read: {len(found.cells)} code cells"
             except analysis.AnalysisError as exc:
                 outcome = f"zero: {exc}"
             read = time.perf_counter() - start
             start = time.perf_counter()
-            problem = analysis.render_pages(path, assignment, timeout=args.timeout,
+            problem = analysis.render_pages(path.read_bytes(), assignment, timeout=args.timeout,
                                             copy_to=Path(tmp) / "copy.ipynb",
                                             manual_dir=Path(tmp) / label.replace(" ", "_"))
             pages = time.perf_counter() - start

@@ -2,7 +2,8 @@
 
 Generates 20 submissions of the `mle` assignment, grades the same notebooks both ways in this
 run and prints both wall times and their ratio. By default every submission is honest (the
-solution, or a correct answer written differently from tests/submissions/mle.py's HONEST) and
+solution, or a correct answer written differently from tests/submissions/mle.py's HONEST that
+calls nothing its task forbids), every one must get full marks (the run fails otherwise), and
 `mlcourse grade` runs with every defence on (`--require-isolation`, where this machine has them
 all: namespaces, nobody, seccomp, cgroups; it prints which ones held); `--mix` grades full
 solutions, plausible mistakes and stubs instead. Run by hand:
@@ -30,13 +31,28 @@ from submissions import mle as variants  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
+def honest_variants():
+    """tests/submissions/mle.py's HONEST answers, without those that call what their task
+    forbids (metadata.mlcourse.forbidden: e.g. numpy.cov in mvn_mle), which earn nothing."""
+    from mlcourse_utils.grading import names, notebook
+
+    forbidden = notebook.load_assignment("mle", ROOT).forbidden
+    kept = []
+    for answers in variants.HONEST.values():
+        allowed = {task: src for task, src in answers.items()
+                   if not names.scan_code(src, forbidden.get(task, [])).uses}
+        if allowed:
+            kept.append(allowed)
+    return kept
+
+
 def make_submissions(folder, n, mix=False):
     """n students: honest ones (the solution, or it with one task answered differently but
     correctly); with ``mix``, every third a stub and the others the solution with one mistake
     or none."""
     solution = sup.solution_answers("mle")
     wrongs = [(task, src) for task, items in variants.WRONG.items() for src, _ in items]
-    honest = [answers for answers in variants.HONEST.values()]
+    honest = honest_variants()
     for i in range(n):
         if not mix:
             answers = {**solution, **(honest[i % len(honest)] if i % 2 else {})}
@@ -123,6 +139,9 @@ def main():
     for line in defences:
         print(f"  {line}")
     print(f"speed-up                         : {t_nb / t_ml:7.2f}x  (goal >= 5x on 2 cores)")
+    if not args.mix and (full != args.students or n_ml != args.students):
+        sys.exit(f"only {full} of {args.students} honest submissions got full marks "
+                 f"({n_ml} graded): the comparison is not of honest grading")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,6 @@ one reimplements, where the course folder is or what the book's configuration sa
 * the book's two YAML files, ``_toc.yml`` and ``_config.yml``, are read by
   :mod:`mlcourse_utils.book.config` (YAML needs the ``[book]`` or ``[grading]`` install; this
   module is part of what a student's ``mlcourse check`` runs, and of the student wheel).
-
-Remaining copy (a module another change owns): ``grading/release.py`` has its own
-``ASSIGNMENTS`` list for :func:`~.grading.release.available_assignments`; it is to read
-:data:`ASSIGNMENTS` (:func:`course_order`) from here.
 """
 
 from __future__ import annotations

@@ -147,8 +147,7 @@ def write_graded(mle_assignment):
     import json
 
     from mlcourse_utils.grading.report import write_feedback
-    from mlcourse_utils.grading.results import write_results
-    from mlcourse_utils.grading.session import GradeResult, TestResult
+    from mlcourse_utils.grading.results import GradeResult, TestResult, write_results
 
     def write(folder, scores, intake=None, times=None):
         folder.mkdir(parents=True)

@@ -31,14 +31,15 @@ from test_assignments import FORBIDDEN_IN_VARIANTS
 
 import assignment_support as sup
 from mlcourse_utils import cli
-from mlcourse_utils.grading import notebook, session
+from mlcourse_utils.grading import notebook
 from mlcourse_utils.grading.class_report import make_report
 from mlcourse_utils.grading.class_stats import build_report, pearson
 from mlcourse_utils.grading.graded_folder import GradedFolderError, read_graded_folder
 from mlcourse_utils.grading.reasons import classify_reason
 from mlcourse_utils.grading.report import write_feedback
-from mlcourse_utils.grading.results import write_csvs, write_results
-from mlcourse_utils.grading.session import DELEGATION, GradeResult
+from mlcourse_utils.grading.results import GradeResult, write_csvs, write_results
+from mlcourse_utils.grading.results import TestResult as Outcome
+from mlcourse_utils.grading.session import DELEGATION
 
 # ----------------------------------------------------------------------------- a toy assignment
 
@@ -68,7 +69,7 @@ def student_result(student, assignment, outcomes=None, reasons=None, notes=()):
     for t in assignment.tests:
         message = outcomes.get(t.grade_id, "")
         failed = t.grade_id in outcomes or t.task in (reasons or {})
-        r.tests.append(session.TestResult(t.grade_id, t.task, t.points, 0.0 if failed else t.points,
+        r.tests.append(Outcome(t.grade_id, t.task, t.points, 0.0 if failed else t.points,
                                   t.description, message))
     r.reasons = dict(reasons or {})
     r.notes = list(notes)

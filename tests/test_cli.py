@@ -223,7 +223,8 @@ def _kernels_using(folder):
 def test_interrupt_ends_the_check_its_kernel_and_its_scratch_folder(tmp_path, sig):
     """An endless loop with a long --timeout; Ctrl-C (SIGINT to the process group, as a terminal
     sends it) or SIGTERM ends `mlcourse check` with status 130, kills the kernel and removes the
-    scratch folder. Waits are bounded (30 s for the kernel to start, 60 s for the exit)."""
+    scratch folder. Waits are bounded (180 s for the kernel process to appear, as a loaded 2-core
+    machine took over 30 s; 60 s for the exit)."""
     answers = sup.solution_answers("mle")
     answers["bernoulli_mle"] = "def bernoulli_mle(x):\n    while True:\n        pass\n"
     path = sup.write_submission(tmp_path, "s", "mle", nb=sup.make_submission("mle", answers))
@@ -233,8 +234,10 @@ def test_interrupt_ends_the_check_its_kernel_and_its_scratch_folder(tmp_path, si
                             env=dict(os.environ, TMPDIR=str(scratch)), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        for _ in range(300):
-            if glob.glob(str(scratch / "mlcourse-run-*" / "kernel.json")):
+        # The connection file is written before the kernel process starts: wait for the process.
+        for _ in range(1800):
+            if (glob.glob(str(scratch / "mlcourse-run-*" / "kernel.json"))
+                    and _kernels_using(scratch)):
                 break
             time.sleep(0.1)
         assert _kernels_using(scratch), "the kernel did not start"

@@ -21,7 +21,7 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils import cli
-from mlcourse_utils.grading import requirements
+from mlcourse_utils.grading import notebook, requirements
 
 PACKAGE = sup.ROOT / "mlcourse_utils"
 PROJECT = tomllib.loads((sup.ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -157,3 +157,16 @@ def _advice(name):
 def test_every_command_with_an_extra_advises_that_extra(name):
     text = _advice(name)
     assert f"pip install '.[{cli.COMMANDS[name].extra[0]}]'" in text
+
+
+def test_grading_extra_lists_what_grading_imports():
+    """pyproject's [grading] extra names every distribution the grader imports (and MathJax)."""
+    import tomllib
+
+    from mlcourse_utils.grading import requirements
+
+
+    project = tomllib.loads((notebook.find_course_root() / "pyproject.toml").read_text())
+    extra = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower()
+             for r in project["project"]["optional-dependencies"]["grading"]}
+    assert set(requirements.REQUIRED_MODULES.values()) | {requirements.MATHJAX} <= extra

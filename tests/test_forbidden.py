@@ -180,13 +180,15 @@ _RUNTIME_EXPIT = ("def sigmoid(t):\n"
 
 def _grade(tmp_path, answers=None, extra=()):
     from mlcourse_utils.grading.session import grade_notebook
+    from mlcourse_utils.grading.submissions import read_submission
 
     name = "logistic_regression"
     nb = sup.make_submission(name, {**sup.solution_answers(name), **(answers or {})},
                              extra_cells=extra)
     path = sup.write_submission(tmp_path, "student", name, nb=nb)
     assignment = notebook.load_assignment(name, sup.ROOT)
-    return assignment, grade_notebook(assignment, path, timeout=30, memory_mb=2048)
+    return assignment, grade_notebook(assignment, read_submission(path), timeout=30,
+                                      memory_mb=2048)
 
 
 @pytest.mark.slow

@@ -118,3 +118,44 @@ def test_unreadable_databases_read_as_nothing(tmp_path):
     (tmp_path / "bad.db").write_text("not sqlite")
     assert gradebook.imported_count(tmp_path / "bad.db") == 0
     assert gradebook.manual_progress(tmp_path / "bad.db", "mle") is None
+
+
+def test_sanitized_notebook_drops_outputs_attachments_and_script():
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"evil": "<script>"}, "cells": [
+        {"cell_type": "code", "source": "x = 1", "metadata": {
+            "nbgrader": {"grade_id": "f", "solution": True, "points": 2, "extra": {"a": 1}}},
+         "outputs": [{"output_type": "display_data", "data": {"text/html": "<script>x</script>"},
+                      "metadata": {}}], "execution_count": 3},
+        {"cell_type": "markdown", "source": "ok <script>alert(1)</script><img src=x onerror=y>"
+                                            " \ud800", "metadata": {},
+         "attachments": {"a.png": {"image/png": "AAAA"}}},
+    ]}
+    import nbformat
+
+
+    clean = gradebook.sanitized_notebook(json.dumps(nb).encode())
+    text = json.dumps(clean)
+    assert "<script" not in text and "onerror" not in text and "attachments" not in text
+    nbformat.validate(nbformat.from_dict(clean))  # a valid notebook for formgrader
+    cells = clean["cells"]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+    assert cells[0]["metadata"]["nbgrader"] == {"grade_id": "f", "solution": True, "points": 2}
+    assert cells[1]["source"].startswith("ok ")
+    text.encode("utf-8")
+
+
+def test_gradebook_ids_are_safe_for_nbgrader_export():
+    """nbgrader export writes ids unquoted: commas, quotes and line breaks would break rows and
+    a leading = + - @ is a formula (by hand: each case below)."""
+    from mlcourse_utils.grading.gradebook import gradebook_id
+
+
+    assert gradebook_id("alice") == "alice"
+    assert gradebook_id("dave@uni.example") == "dave@uni.example"
+    assert gradebook_id("Ana Lima") == "Ana Lima"
+    assert gradebook_id("=1+2") == "'=1+2"
+    assert gradebook_id("-2") == "'-2"
+    for raw in ("smith, j", 'say "hi"', "tab\there"):
+        safe = gradebook_id(raw)
+        assert not any(c in safe for c in ',"\t') and safe.startswith(raw[:3])
+    assert gradebook_id("a,b") != gradebook_id("a_b")

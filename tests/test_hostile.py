@@ -83,7 +83,7 @@ LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 
 STOP_READING = ("import gc, time\n"  # the runner's loop stops reading its requests
                 "for obj in gc.get_objects():\n"
-                "    if isinstance(obj, dict) and 'receive' in obj and 'READ_FD' in obj:\n"
+                "    if isinstance(obj, dict) and 'receive' in obj and '_serve' in obj:\n"
                 "        obj['receive'] = lambda: time.sleep(3600)")
 
 HOG = (  # 100 busy processes of at most 60 s each, forked by one child so the cell returns
@@ -520,7 +520,7 @@ def test_results_and_feedback_stay_small(batch):
     """Per student: results.json's entry under 450 kB and the feedback page under 600 kB (the
     caps: MAX_RESULT_CHARS = 400 000 characters of messages and output), with a note saying
     what was cut (1000 cells with errors list 50; 40 MB of output keep 80 000 bytes)."""
-    from mlcourse_utils.grading.session import MAX_CELL_ERRORS
+    from mlcourse_utils.grading.results import MAX_CELL_ERRORS
 
     data = _results(batch)["students"]
     sizes = {s: len(json.dumps(r, ensure_ascii=False).encode()) for s, r in data.items()}

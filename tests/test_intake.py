@@ -1,4 +1,4 @@
-"""What `mlcourse grade` reads (grading/submissions.py `collect`, grading/roster.py): student
+"""What `mlcourse grade` reads (grading/intake.py `collect`, grading/roster.py): student
 folders as before, and the bulk downloads of Canvas and Moodle (a folder or its zip), mapped to
 the course's student ids through the roster; what cannot be matched is named, an empty or
 unknown folder is an error that names the layouts expected, and the download is never changed.
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
+from mlcourse_utils.grading.intake import collect
 from mlcourse_utils.grading.roster import Roster, canvas_login, course_id, read_roster
-from mlcourse_utils.grading.submissions import Refused, collect
 
 NB = "mle.ipynb"
 CANVAS_ROSTER = """\
@@ -77,8 +77,9 @@ def _zip_of(folder, path, when=(2026, 3, 2, 23, 5, 0)):
 
 
 def _tags(intake):
-    return {s: json.loads(p.read_bytes())["metadata"]["tag"] if isinstance(p, Path) else p
-            for s, p in intake.found.items()}
+    """``{student: the tag of their notebook, or the submission when it holds none}``."""
+    return {s: json.loads(sub.data)["metadata"]["tag"] if sub.submitted else sub
+            for s, sub in intake.found.items()}
 
 
 def test_canvas_folder_through_the_roster(tmp_path):
@@ -86,7 +87,7 @@ def test_canvas_folder_through_the_roster(tmp_path):
     before = _tree(download)
     (tmp_path / "roster.csv").write_text(CANVAS_ROSTER)
     roster = Roster(read_roster(tmp_path / "roster.csv"))
-    intake = collect("mle", download, NB, tmp_path / "work", roster)
+    intake = collect("mle", download, NB, roster)
     assert intake.layout == "canvas"
     # By Canvas's user id to the roster's SIS login; the stranger keeps Canvas's login.
     assert _tags(intake) == {"alice": "alice", "bob": "bob", "strangerx": "stranger"}
@@ -96,20 +97,20 @@ def test_canvas_folder_through_the_roster(tmp_path):
     assert any("notes.txt" in line for line in intake.unmatched)
     assert any("user 999" in line and "not in the roster" in line for line in intake.unmatched)
     assert _tree(download) == before
-    assert all(Path(p).is_relative_to(tmp_path / "work") for p in intake.found.values())
+    assert intake.found["bob"].lms is intake.lms["bob"]
 
 
 def test_canvas_zip_gives_the_same_students_and_the_lms_times(tmp_path):
     download = _zip_of(_canvas(tmp_path / "download"), tmp_path / "submissions.zip")
     (tmp_path / "roster.csv").write_text(CANVAS_ROSTER)
-    intake = collect("mle", download, NB, tmp_path / "work",
+    intake = collect("mle", download, NB,
                      Roster(read_roster(tmp_path / "roster.csv")))
     assert _tags(intake) == {"alice": "alice", "bob": "bob", "strangerx": "stranger"}
     assert intake.lms["alice"].time == "2026-03-02T23:05:00"
     # A zip inside a folder is read too.
     (tmp_path / "folder").mkdir()
     os.replace(download, tmp_path / "folder" / "submissions.zip")
-    again = collect("mle", tmp_path / "folder", NB, tmp_path / "work2",
+    again = collect("mle", tmp_path / "folder", NB,
                     Roster(read_roster(tmp_path / "roster.csv")))
     assert _tags(again) == _tags(intake)
 
@@ -121,7 +122,7 @@ def test_moodle_download_by_participant_number(tmp_path, zipped):
         download = _zip_of(download, tmp_path / "mle-1234.zip")
     (tmp_path / "worksheet.csv").write_text(MOODLE_WORKSHEET)
     roster = Roster(read_roster(tmp_path / "worksheet.csv"))
-    intake = collect("mle", download, NB, tmp_path / "work", roster)
+    intake = collect("mle", download, NB, roster)
     assert intake.layout == "moodle"
     assert _tags(intake) == {"alice@uni.example": "alice", "bob@uni.example": "bob"}
     assert intake.lms["bob@uni.example"].user_id == "5002"
@@ -139,7 +140,7 @@ def test_moodle_files_not_in_folders_and_names_without_numbers_in_the_roster(tmp
     (download / "Bob Brown_5002_assignsubmission_file_mle.ipynb").write_bytes(_notebook("bob"))
     (tmp_path / "roster.csv").write_text('name,student_id\n"Smith-Jones, Alice",as1\n'
                                          '"Brown, Bob",bb2\n"Brown, Bob",bb3\n')
-    intake = collect("mle", download, NB, tmp_path / "work",
+    intake = collect("mle", download, NB,
                      Roster(read_roster(tmp_path / "roster.csv")))
     assert _tags(intake) == {"as1": "alice", "Bob Brown": "bob"}  # two Bob Browns: unmatched
     assert any("5002" in line and "not in the roster" in line for line in intake.unmatched)
@@ -151,7 +152,7 @@ def test_macos_metadata_in_a_rezipped_download_is_no_submission(tmp_path):
     target.mkdir(parents=True)
     (target / "._mle.ipynb").write_bytes(b"\0\5\26\7")
     (folder / "Bob Brown_5002_assignsubmission_file" / "._my work.ipynb").write_bytes(b"\0")
-    intake = collect("mle", _zip_of(folder, tmp_path / "d.zip"), NB, tmp_path / "work")
+    intake = collect("mle", _zip_of(folder, tmp_path / "d.zip"), NB)
     assert _tags(intake) == {"Alice Smith-Jones": "alice", "Bob Brown": "bob"}
     assert len([line for line in intake.unmatched if "._" in line]) == 2
 
@@ -161,7 +162,7 @@ def test_without_a_roster_the_lms_names_are_the_ids_and_stay_apart(tmp_path):
     download.mkdir()
     (download / "lee_201_1_mle.ipynb").write_bytes(_notebook("first lee"))
     (download / "lee_202_2_mle.ipynb").write_bytes(_notebook("second lee"))
-    intake = collect("mle", download, NB, tmp_path / "work")
+    intake = collect("mle", download, NB)
     assert _tags(intake) == {"lee": "first lee", "lee_202": "second lee"}
 
 
@@ -176,12 +177,12 @@ def test_several_notebooks_links_and_unreadable_files_cost_only_their_student(tm
     secret.write_bytes(_notebook("the solution"))
     (download / "eve_5_5_mle.ipynb").symlink_to(secret)
     (download / "dan_4_6_mle.ipynb").write_bytes(_notebook("dan"))
-    intake = collect("mle", download, NB, tmp_path / "work")
+    intake = collect("mle", download, NB)
     found = intake.found
-    assert isinstance(found["cat"], Refused) and "several notebooks" in found["cat"].reason
-    assert isinstance(found["eve"], Refused) and "symbolic link" in found["eve"].reason
+    assert not found["cat"].submitted and "several notebooks" in found["cat"].refused
+    assert not found["eve"].submitted and "symbolic link" in found["eve"].refused
     assert _tags(intake)["dan"] == "dan"
-    assert isinstance(found["ann"], Refused)  # two files named mle.ipynb: which one is hers?
+    assert found["ann"].refused  # two files named mle.ipynb: which one is hers?
 
 
 def test_student_folders_are_read_as_before(tmp_path):
@@ -189,11 +190,12 @@ def test_student_folders_are_read_as_before(tmp_path):
     sup.write_submission(subs, "alice", "mle", raw=_notebook("alice"))
     sup.write_submission(subs, "bob", "mle", raw=_notebook("bob"), nested=True)
     (subs / "README.txt").write_text("stray")
-    intake = collect("mle", subs, NB, tmp_path / "work")
+    intake = collect("mle", subs, NB)
     assert intake.layout == "folders" and intake.lms == {}
-    assert intake.found == {"alice": subs / "alice" / NB, "bob": subs / "bob" / "mle" / NB}
+    assert _tags(intake) == {"alice": "alice", "bob": "bob"}
+    assert intake.found["alice"].data == (subs / "alice" / NB).read_bytes()
+    assert intake.found["alice"].lms is None
     assert any("README.txt" in line for line in intake.unmatched)
-    assert not (tmp_path / "work").exists()  # read in place
 
 
 @pytest.mark.parametrize("content", [None, "junk.txt"])
@@ -203,7 +205,7 @@ def test_an_empty_or_unknown_folder_is_an_error_naming_the_layouts(tmp_path, con
     if content:
         (folder / content).write_text("?")
     with pytest.raises(ValueError) as err:
-        collect("mle", folder, NB, tmp_path / "work")
+        collect("mle", folder, NB)
     message = str(err.value)
     assert ("is empty" if content is None else "holds nothing") in message
     for layout in ("SUBMISSIONS/<student>/NAME.ipynb", "Canvas", "login_userid_attachmentid",

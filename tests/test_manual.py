@@ -188,8 +188,7 @@ def test_a_teaching_assistants_work_is_found_and_moved_aside_not_deleted(tmp_pat
 
 def test_grade_merge_refuses_a_folder_with_a_teaching_assistants_work(tmp_path):
     from mlcourse_utils.grading import batch
-    from mlcourse_utils.grading.results import write_results
-    from mlcourse_utils.grading.session import GradeResult
+    from mlcourse_utils.grading.results import GradeResult, write_results
 
     shard = tmp_path / "shard"
     shard.mkdir()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 import assignment_support as sup
 from mlcourse_utils.book.wheel import student_wheel_name
 from mlcourse_utils.grading.release import HEADER_ID, header_cell
@@ -81,3 +83,19 @@ def test_instructor_references_are_never_released(tmp_path):
     release(["mle"], root=tmp_path, check=False, quiet=True)
     released = sorted(p.name for p in (tmp_path / "exercises" / "mle").iterdir())
     assert released == ["mle.ipynb"]
+
+
+def test_available_assignments_follow_the_course_catalogue(tmp_path):
+    """Source notebooks are released in the catalogue's order (course.ASSIGNMENTS: ridge_lasso
+    is the last chapter, mle the first), and one the catalogue lacks is an error naming it."""
+    from mlcourse_utils.grading.release import available_assignments
+
+    for name in ("ridge_lasso", "mle"):
+        (tmp_path / "solutions" / name).mkdir(parents=True)
+        (tmp_path / "solutions" / name / f"{name}.ipynb").write_text("{}")
+    (tmp_path / "solutions" / "notes").mkdir()  # no notebook of its name: not an assignment
+    assert available_assignments(tmp_path) == ["mle", "ridge_lasso"]
+    (tmp_path / "solutions" / "kernels").mkdir()
+    (tmp_path / "solutions" / "kernels" / "kernels.ipynb").write_text("{}")
+    with pytest.raises(ValueError, match="solutions/kernels/ is not .*mlcourse_utils/course.py"):
+        available_assignments(tmp_path)

@@ -14,9 +14,8 @@ import pytest
 
 from mlcourse_utils.grading.late import Cell, write_late_notes
 from mlcourse_utils.grading.report import regenerate_feedback, write_feedback
-from mlcourse_utils.grading.results import read_results, write_csvs, write_results
-from mlcourse_utils.grading.session import GradeResult
-from mlcourse_utils.grading.session import TestResult as Outcome
+from mlcourse_utils.grading.results import GradeResult, read_results, write_csvs, write_results
+from mlcourse_utils.grading.results import TestResult as Outcome
 
 HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 
@@ -107,3 +106,25 @@ def test_regenerated_pages_take_the_late_record_and_name_foreign_files(
     assert done.pending == ["alice", "bob"]  # mle has answers graded by hand, none graded yet
     assert "Late submission" in (graded / "feedback" / "bob.html").read_text()
     assert "Late submission" not in (graded / "feedback" / "alice.html").read_text()
+
+
+def test_feedback_page_escapes_and_explains(tmp_path):
+    from mlcourse_utils.grading.notebook import Assignment, TestCell
+    from mlcourse_utils.grading.report import write_feedback
+    from mlcourse_utils.grading.results import GradeResult, TestResult
+
+
+    a = Assignment("demo", "demo.ipynb", ["f"], [TestCell("test_f", "f", 2.0, "secret_code()",
+                                                          "f on the example")],
+                   [], [("derivation", 3.0)], {"test_f": ""})
+    r = GradeResult("<b>eve</b>", "demo")
+    r.tests = [TestResult("test_f", "f", 2.0, 0.0, "f on the example",
+                          message="f(1) should be 2, got <script>alert(1)</script>")]
+    r.reasons = {"f": "timed out after 6 s"}
+    r.output = "<img src=x onerror=alert(2)>"
+    path = tmp_path / "page.html"
+    write_feedback(r, a, path)
+    page = path.read_text()
+    assert "<script>" not in page and "<img" not in page and "<b>eve" not in page
+    assert "&lt;script&gt;" in page and "timed out after 6 s" in page
+    assert "0 / 2" in page and "derivation" in page and "secret_code" not in page

@@ -9,17 +9,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import zipfile
 
 import pytest
 
-from mlcourse_utils.grading.submissions import LmsEntry, Refused
+from mlcourse_utils.grading.intake import collect
+from mlcourse_utils.grading.submissions import (
+    Submission,
+    read_submission,
+    refused,
+    write_timestamps,
+)
 from mlcourse_utils.grading.times import (
     LMS_SOURCE,
     merge_timestamps,
     parse_time,
     read_times,
-    submission_time,
-    write_timestamps,
+    time_in_submission,
 )
 
 BERLIN_WINTER = dt.timezone(dt.timedelta(hours=1))
@@ -98,14 +104,20 @@ def test_a_time_inside_a_submission_timestamp_then_file_time(tmp_path):
     nb.write_text("{}")
     stamp = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC).timestamp()
     os.utime(nb, (stamp, stamp))
-    assert submission_time(nb) == ("2026-03-01T12:00:00+00:00", "file time")
+    assert _when(read_submission(nb)) == ("2026-03-01T12:00:00+00:00", "file time", "")
     (nb.parent / "timestamp.txt").write_text("2026-03-02 08:30:00+01:00")
-    assert submission_time(nb) == ("2026-03-02T08:30:00+01:00", "timestamp.txt")
+    assert _when(read_submission(nb)) == ("2026-03-02T08:30:00+01:00", "timestamp.txt", "")
     (nb.parent / "timestamp.txt").write_text("2026-03-02 08:30:00+20:00")
-    with pytest.raises(ValueError, match="timestamp.txt: the UTC offset is impossible"):
-        submission_time(nb)
-    assert submission_time(Refused("a link")) == (None, "none")
-    assert submission_time(None) == (None, "none")
+    when, source, problem = _when(read_submission(nb))
+    assert (when, source) == (None, "none")
+    assert problem.startswith("timestamp.txt: the UTC offset is impossible")
+    (nb.parent / "timestamp.txt").write_text("  \n")  # empty: the file's time
+    assert _when(read_submission(nb))[1] == "file time"
+    assert time_in_submission(None, None) == (None, "none", "")
+
+
+def _when(submission):
+    return submission.time, submission.time_source, submission.time_problem
 
 
 def test_timestamps_json_keeps_each_students_source_and_problem(tmp_path):
@@ -115,18 +127,22 @@ def test_timestamps_json_keeps_each_students_source_and_problem(tmp_path):
         nb.parent.mkdir(parents=True)
         nb.write_text("{}")
     (bad.parent / "timestamp.txt").write_text("1970-01-01 00:00:00+00:00")
-    lms = {"canvas": LmsEntry("canvas", "x", "1", time="2026-03-02T10:00:00", late=True)}
+    download = tmp_path / "canvas.zip"  # the LMS's record of the time, and its late mark
+    with zipfile.ZipFile(download, "w") as z:
+        z.writestr(zipfile.ZipInfo("x_late_1_2_mle.ipynb", (2026, 3, 2, 10, 0, 0)), "{}")
+    found = {"good": read_submission(good, "good"), "bad": read_submission(bad, "bad"),
+             "gone": Submission("gone"), "link": refused("link", "a link"),
+             **collect("mle", download, "mle.ipynb").found}
     out = tmp_path / "out"
     out.mkdir()
-    write_timestamps(out, {"good": good, "bad": bad, "gone": None, "link": Refused("a link"),
-                           "canvas": good}, lms)
+    write_timestamps(out, found)
     data = json.loads((out / "timestamps.json").read_text())
     assert data["good"]["source"] == "file time" and data["good"]["submitted"] is True
     assert data["bad"]["time"] is None and "1970" in data["bad"]["problem"]
     assert data["gone"] == {"submitted": False, "time": None, "source": "none"}
     assert data["link"]["submitted"] is False
-    assert data["canvas"] == {"submitted": True, "time": "2026-03-02T10:00:00",
-                              "source": LMS_SOURCE, "lms_late": True}
+    assert data["x"] == {"submitted": True, "time": "2026-03-02T10:00:00",
+                         "source": LMS_SOURCE, "lms_late": True}
     # Shards are joined into one file, sorted.
     other = tmp_path / "other"
     other.mkdir()

@@ -6,9 +6,12 @@ The grader behind ``mlcourse grade`` lives in the submodules, one job each (depe
 one way: batch → session → sandbox → protocol; everyone → notebook):
 
     checks       the helpers test cells call (re-exported here)
-    protocol     messages between grader and sandbox: plain-data codec, limits, clean text
+    text         text from students made clean, CSV cells shown as text
+    results      the result data model, results.json, grades.csv and task_scores.csv
+    protocol     messages between grader and sandbox: plain-data codec, limits
     notebook     the one reader of nbgrader metadata and markers
-    submissions  a class's submissions read as data (links, sizes, student ids)
+    submissions  a class's submissions read as data, once: one Submission per student
+    intake       SUBMISSIONS in any layout: student folders, a Canvas or Moodle download
     cgroups      per-student memory, process and CPU limits
     sandbox      starting one student's sandboxed process and talking to it (runner.py inside)
     analysis     reading a submitted notebook in a child process with time and memory limits

@@ -3,12 +3,13 @@
 Everything the grader learns from a student's file passes through here: the JSON, the cells,
 the names the code uses and the tampering patterns (:func:`analyse`), the sanitised copy for
 nbgrader's formgrader and the manual-grading answers as HTML (:func:`render_pages`). That work
-grows with what the student
-hands in (up to the 16 MB notebook cap) and some of it (Python's parser, Markdown and HTML
-sanitising) costs far more time and memory than the text's size, so it never runs in the grader:
+grows with what the student hands in (up to the 16 MB notebook cap) and some of it (Python's
+parser, Markdown and HTML sanitising) costs far more time and memory than the text's size, so
+it never runs in the grader:
 
-* a fresh child process (forked from a prepared server, so it starts in milliseconds) reads the
-  file and does all of it under an address-space limit (:data:`MEMORY_MB` above what it starts
+* a fresh child process (forked from a prepared server, so it starts in milliseconds) gets the
+  notebook's bytes through a pipe (the file was read once, :mod:`.submissions`), parses them
+  and does all of it under an address-space limit (:data:`MEMORY_MB` above what it starts
   with) and a CPU-time limit, while the grader waits on a pipe without holding its global lock;
 * the grader gives it the earlier of the per-cell time limit and the end of the student's total
   budget: a child that runs out of either, or of memory, is killed, and the student gets zero
@@ -36,24 +37,17 @@ import resource
 import struct
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .names import (  # noqa: F401 (re-exported: the scan's home used to be here)
-    MAX_PARSED_CELL,
-    REFERENCE,
-    TAMPER_PATTERNS,
-    CodeScan,
-    notebook_bindings,
-    qualified_names,
-    scan_code,
-)
+from .names import REFERENCE, notebook_bindings, scan_code
 from .notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
-from .protocol import clean_text
+from .text import clean_text
 
 if TYPE_CHECKING:
     from .notebook import Assignment
+    from .submissions import Submission
 
 #: Cells (of any kind) accepted in one notebook: course notebooks have about a hundred.
 MAX_CELLS = 2000
@@ -72,9 +66,10 @@ class AnalysisError(Exception):
 
 @dataclasses.dataclass
 class Request:
-    """What the child is asked to do with one submitted file."""
+    """What the child is asked to do with one submitted notebook (its bytes, sent after the
+    other fields: the child never opens a student's file)."""
 
-    path: str
+    data: bytes
     tasks: list[str]
     tests: dict[str, str]          # test grade_id -> what students see of it
     manual: list[str]              # manually graded cells' grade_ids
@@ -134,9 +129,8 @@ def _analyse_cells(cells, request):
 def _child_work(request):
     """Everything the child does for one file; returns ``(header, sources)``."""
     from . import answers, gradebook
-    from .submissions import read_submitted_file
 
-    cells = read_notebook_cells(read_submitted_file(request.path))
+    cells = read_notebook_cells(request.data)
     if len(cells) > MAX_CELLS:
         raise ValueError(f"the notebook has {len(cells)} cells; at most {MAX_CELLS} are accepted")
     if request.grade:
@@ -206,14 +200,37 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
+def _write_by(fd, data, deadline):
+    """Write ``data`` to the pipe ``fd`` by ``deadline``; whether it was all written."""
+    import select
+
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        _, ready, _ = select.select([], [fd], [], left)
+        if ready:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+    return True
+
+
 def _child(request_fd, reply_fd):
     """One forked child: its pid, then limits, the work and the answer (or a reason)."""
     import warnings
 
     warnings.simplefilter("ignore")
     _write_all(reply_fd, struct.pack(">I", os.getpid()))
-    raw = json.loads(_read_all(request_fd))
+    message = _read_all(request_fd)
     os.close(request_fd)
+    (n,) = struct.unpack(">I", message[:4])
+    raw = json.loads(message[4:4 + n])
+    raw["data"] = message[4 + n:]
+    del message
     memory_mb, cpu = raw.pop("memory_mb"), raw.pop("cpu_seconds")
     _limit_memory(memory_mb)
     try:
@@ -370,13 +387,13 @@ class _Server:
             os.close(reply_w)
         pid, data, timed_out = None, bytearray(), False
         try:
-            try:
-                _write_all(request_w, payload)  # the child reads it at once (its first act)
+            try:  # the child reads it at once (its first act), but the notebook is up to 16 MB
+                timed_out = not _write_by(request_w, payload, deadline)
             except OSError:
                 pass
-            os.close(request_w)
+            os.close(request_w)  # (a child cut short reads the end of its request and stops)
             request_w = None
-            while True:
+            while not timed_out:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     timed_out = True
@@ -452,9 +469,12 @@ def _run(request, timeout, deadline, memory_mb):
     limit = start + timeout
     if deadline is not None and deadline < limit:
         limit = deadline
-    payload = json.dumps({**dataclasses.asdict(request), "memory_mb": memory_mb,
-                          "cpu_seconds": max(1, math.ceil(limit - start) + 1)}).encode()
-    data, timed_out = _SERVER.run(payload, limit)
+    fields = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)
+              if f.name != "data"}
+    head = json.dumps({**fields, "memory_mb": memory_mb,
+                       "cpu_seconds": max(1, math.ceil(limit - start) + 1)}).encode()
+    data, timed_out = _SERVER.run(b"".join([struct.pack(">I", len(head)), head, request.data]),
+                                  limit)
     seconds = time.monotonic() - start
     if timed_out:
         if deadline is not None and deadline < start + timeout:
@@ -469,8 +489,10 @@ def _run(request, timeout, deadline, memory_mb):
     return header, result
 
 
-def _request(path, assignment, watch=(), grade=True, copy_to=None, manual_dir=None):
-    return Request(str(path), list(assignment.tasks),
+def _request(data, assignment, watch=(), grade=True, copy_to=None, manual_dir=None):
+    if not isinstance(data, bytes):
+        raise TypeError(f"notebook must be the notebook's bytes, not {type(data).__name__}")
+    return Request(data, list(assignment.tasks),
                    {t.grade_id: assignment.visible_sources.get(t.grade_id, t.source)
                     for t in assignment.tests},
                    [gid for gid, _ in assignment.manual], sorted({REFERENCE, *watch}),
@@ -478,10 +500,12 @@ def _request(path, assignment, watch=(), grade=True, copy_to=None, manual_dir=No
                    grade)
 
 
-def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
+def analyse(notebook: bytes, assignment: Assignment, *, timeout: float,
             deadline: float | None = None, watch: Iterable[str] = (),
             memory_mb: int = MEMORY_MB) -> Analysis:
-    """Read a submitted notebook's code in a limited child process (see the module's docstring).
+    """Read a submitted notebook's code (``notebook``: its bytes, as
+    :class:`~.submissions.Submission` holds them) in a limited child process (see the module's
+    docstring).
 
     ``timeout`` (seconds) and ``deadline`` (a ``time.monotonic()`` value, the end of the
     student's budget) bound the child's wall time, ``memory_mb`` what it may allocate; ``watch``
@@ -489,13 +513,14 @@ def analyse(path: Path | str, assignment: Assignment, *, timeout: float,
     :class:`AnalysisError` with the reason for the student (not a notebook, too many cells, out
     of time or memory).
     """
-    return _run(_request(path, assignment, watch), timeout, deadline, memory_mb)[1]
+    return _run(_request(notebook, assignment, watch), timeout, deadline, memory_mb)[1]
 
 
-def render_pages(path: Path | str, assignment: Assignment, *, timeout: float,
+def render_pages(notebook: bytes, assignment: Assignment, *, timeout: float,
                  deadline: float | None = None, copy_to: Path | str | None = None,
                  manual_dir: Path | str | None = None, memory_mb: int = MEMORY_MB) -> str | None:
-    """Write a submission's formgrader copy (``copy_to``) and its manual-grading answers
+    """Write a submission's (``notebook``: its bytes) formgrader copy (``copy_to``) and its
+    manual-grading answers
     (``manual_dir/<k>.html``, k: the cell's position in ``assignment.manual``) in a limited
     child process; returns None, or what could not be made and why (never raises).
 
@@ -503,7 +528,7 @@ def render_pages(path: Path | str, assignment: Assignment, *, timeout: float,
     rendered gets the reason in its place, and a copy left half-written is removed.
     """
     try:
-        header, _ = _run(_request(path, assignment, grade=False, copy_to=copy_to,
+        header, _ = _run(_request(notebook, assignment, grade=False, copy_to=copy_to,
                                   manual_dir=manual_dir), timeout, deadline, memory_mb)
         problem = "; ".join(header.get("problems", [])) or None
     except AnalysisError as exc:
@@ -520,16 +545,14 @@ def render_pages(path: Path | str, assignment: Assignment, *, timeout: float,
     return problem
 
 
-def manual_fragments(assignment: Assignment, sources: dict[str, Any], folder: Path,
+def manual_fragments(assignment: Assignment, sources: Mapping[str, Submission], folder: Path,
                      timeout: float = 60.0) -> dict[str, str]:
     """Render every student's manual answers into ``folder/<n>/`` (n: the student's position in
     ``sources``); returns ``{student: reason}`` for those without a notebook to read."""
-    from .submissions import Refused
-
     failed = {}
-    for n, (student, path) in enumerate(sources.items()):
-        if path is None or isinstance(path, Refused):
-            failed[student] = "no notebook was submitted" if path is None else path.reason
+    for n, (student, submission) in enumerate(sources.items()):
+        if submission.data is None:
+            failed[student] = submission.reason
             continue
-        render_pages(path, assignment, timeout=timeout, manual_dir=folder / str(n))
+        render_pages(submission.data, assignment, timeout=timeout, manual_dir=folder / str(n))
     return failed

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .notebook import cell_source
-from .protocol import clean_text
+from .text import clean_text
 
 #: Longest answer shown (characters), largest embedded image (bytes) and images per cell.
 MAX_ANSWER = 100_000

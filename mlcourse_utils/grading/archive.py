@@ -19,7 +19,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .protocol import clean_text
+from .text import clean_text
 
 #: The largest member read by default: the notebook cap of :mod:`.submissions` (which passes
 #: its own cap; this module imports nothing of the grader's but the text cleaner).

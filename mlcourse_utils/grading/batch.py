@@ -26,14 +26,15 @@ from pathlib import Path
 from .._files import write_text
 from ..course import find_course_root
 from . import analysis, gradebook, manual, sandbox, times
+from .intake import LAYOUTS, Intake, collect
 from .notebook import Assignment, load_assignment
-from .protocol import clean_text
 from .report import NBGRADER_CONFIG, write_feedback
 from .requirements import check_dependencies
-from .results import read_results, write_csvs, write_results
+from .results import GradeResult, read_results, write_csvs, write_results
 from .roster import Roster, read_roster
-from .session import GradeResult, check_setup, grade_notebook
-from .submissions import LAYOUTS, Intake, Refused, collect
+from .session import check_setup, grade_notebook
+from .submissions import Submission, refused, write_timestamps
+from .text import clean_text
 
 
 class IsolationError(ValueError):
@@ -125,13 +126,14 @@ def _copy_path(out, name, notebook, student):
     return out / "autograded" / gradebook.gradebook_id(student) / name / notebook
 
 
-def _grade_one(assignment, student, path, out, parts, failures, **options):
+def _grade_one(assignment, submission, out, parts, failures, **options):
     """Grade one student and write their feedback page (in the grading thread: the student's
     own time, not the class's)."""
-    real = path is not None and not isinstance(path, Refused)
+    real = submission.submitted
     result = grade_notebook(
-        assignment, path, student,
-        copy_to=_copy_path(out, assignment.name, assignment.notebook, student) if real else None,
+        assignment, submission,
+        copy_to=_copy_path(out, assignment.name, assignment.notebook, submission.student)
+        if real else None,
         manual_dir=parts if real and assignment.manual else None, **options)
     _write_feedback(result, assignment, out, failures)
     return result
@@ -163,7 +165,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     force are printed and recorded in ``results.json``; with ``require_isolation`` a missing
     one raises :class:`IsolationError` before any student is graded.
 
-    SUBMISSIONS is read by :func:`~.submissions.collect`: student folders, or a Canvas or
+    SUBMISSIONS is read by :func:`~.intake.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
     ``roster`` (a CSV, :func:`.roster.read_roster`); what it could not match is printed, and who
     each student is in the LMS goes to ``out/intake.json``. An output folder inside
@@ -190,26 +192,18 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                          "replace: " + "; ".join(kept) + ". Grade into another folder, or pass "
                          "--force (that work is then moved aside, not deleted)")
     people = Roster(read_roster(roster)) if roster is not None else None
-    workdir = tempfile.TemporaryDirectory(prefix="mlcourse-intake-")
-    try:
-        intake = collect(name, submissions, assignment.notebook, workdir.name, people)
-    except BaseException:
-        workdir.cleanup()
-        raise
-    with workdir:
-        return _grade_intake(name, assignment, root, submissions, out, intake,
-                             Path(workdir.name), kept, jobs=jobs, timeout=timeout,
-                             memory_mb=memory_mb, progress=progress,
-                             student_timeout=student_timeout, shard=shard, secret=secret,
-                             require_isolation=require_isolation)
+    intake = collect(name, submissions, assignment.notebook, people)
+    return _grade_intake(name, assignment, root, submissions, out, intake, kept, jobs=jobs,
+                         timeout=timeout, memory_mb=memory_mb, progress=progress,
+                         student_timeout=student_timeout, shard=shard, secret=secret,
+                         require_isolation=require_isolation)
 
 
-def _grade_intake(name, assignment, root, submissions, out, intake, workdir, kept, *, jobs,
-                  timeout, memory_mb, progress, student_timeout, shard, secret,
-                  require_isolation):
+def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, jobs, timeout,
+                  memory_mb, progress, student_timeout, shard, secret, require_isolation):
     from tqdm import tqdm
 
-    hidden = sorted({root.resolve(), submissions, out, workdir.resolve()})
+    hidden = sorted({root.resolve(), submissions, out})
     analysis.warm_up()  # (its imports run while the defences are probed)
     found = sandbox.defences(min(memory_mb, 1024), hidden)
     for line in describe_defences(found):
@@ -241,9 +235,9 @@ def _grade_intake(name, assignment, root, submissions, out, intake, workdir, kep
     with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(_grade_one, assignment, student, path, out, Path(parts) / str(n),
+            pool.submit(_grade_one, assignment, submission, out, Path(parts) / str(n),
                         failures, **options): student
-            for n, (student, path) in enumerate(students.items())
+            for n, (student, submission) in enumerate(students.items())
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
                    disable=not progress, file=sys.stderr)
@@ -266,9 +260,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, workdir, kep
         _safe_write("the manual-grading pages", "the class", functools.partial(
             manual.write_bundle, out, assignment, list(students), root, parts, failed), failures)
     _safe_write("the submission times", "the class",
-                functools.partial(times.write_timestamps, out, students,
-                                  {s: e for s, e in intake.lms.items() if s in students}),
-                failures)
+                functools.partial(write_timestamps, out, students), failures)
     _safe_write("intake.json", "the class", functools.partial(
         write_intake, out, intake, list(students)), failures)
     run = {"longest_stall_seconds": round(watch.stop(), 3),
@@ -347,9 +339,9 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     if assignment.manual:
         copies = {}
         for student, result in results.items():
-            copy = _copy_path(out, name, assignment.notebook, student)
-            copies[student] = copy if copy.is_file() else Refused(
-                result.refused or "the notebook could not be read")
+            copy = _copy_path(out, name, assignment.notebook, student)  # the grader's own copy
+            copies[student] = Submission(student, copy.read_bytes()) if copy.is_file() else \
+                refused(student, result.refused or "the notebook could not be read")
         with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
             failed = analysis.manual_fragments(assignment, copies, Path(parts))
             manual.write_bundle(out, assignment, list(copies), root, parts, failed)

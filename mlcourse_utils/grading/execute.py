@@ -180,64 +180,51 @@ def _quiet_logger() -> logging.Logger:
 _TIMEOUT_REPLY = {"ename": "CellTimeout", "evalue": "", "traceback": []}
 
 
-class _Run:
-    """One execution: the kernel, its client, the deadline, and everything to clean up."""
+class _Kernel:
+    """The kernel of one run and its nbclient client: started within a limit, asked whether it
+    is idle, stopped (or killed) whatever state it is in; every task awaited on it is cancelled
+    at the end."""
 
-    def __init__(self, nb, scratch, argv, timeout, budget, on_cell):
-        self.nb, self.scratch, self.argv = nb, scratch, argv
-        self.timeout, self.budget, self.on_cell = timeout, budget, on_cell
-        self.log_path = os.path.join(scratch, "kernel.log")
-        self.process = None      # the kernel's Popen, once started
-        self.pending = set()     # tasks to cancel at the end
-        self.timed_out = set()   # cells whose reply was nbclient's timeout reply
-
-    async def main(self):
+    def __init__(self, nb, scratch, argv, timeout, on_cell_executed):
         from jupyter_client.manager import AsyncKernelManager
         from nbclient import NotebookClient
 
-        loop = asyncio.get_running_loop()
-        self.deadline = loop.time() + self.budget
+        self.scratch = scratch
+        self.log_path = os.path.join(scratch, "kernel.log")
+        self.process = None      # the kernel's Popen, once started
+        self.pending = set()     # tasks to cancel at the end
         log = _quiet_logger()
-        # Tasks nbclient leaves behind when a run is cut short end with errors nobody awaits.
-        loop.set_exception_handler(lambda _loop, context: log.debug("%s", context))
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)  # POSIX
-        transport, ip = kernel_transport(os.name, self.scratch)
+        transport, ip = kernel_transport(os.name, scratch)
         self.km = AsyncKernelManager(kernel_name="python3", transport=transport, ip=ip,
-                                     kernel_spec_manager=_kernel_spec_manager(self.argv), log=log)
-        self.km.connection_file = os.path.join(self.scratch, "kernel.json")
+                                     kernel_spec_manager=_kernel_spec_manager(argv), log=log)
+        self.km.connection_file = os.path.join(scratch, "kernel.json")
         self.client = NotebookClient(
-            self.nb, km=self.km, timeout=math.ceil(self.timeout), allow_errors=True,
+            nb, km=self.km, timeout=math.ceil(timeout), allow_errors=True,
             interrupt_on_timeout=True, error_on_timeout=_TIMEOUT_REPLY, log=log,
-            on_cell_executed=self._executed, resources={"metadata": {"path": self.scratch}})
-        try:
-            with open(self.log_path, "wb") as kernel_output:
-                await self._start(kernel_output)
-                return await self._cells()
-        finally:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signal.SIGTERM)
-            await self._stop()
+            on_cell_executed=on_cell_executed, resources={"metadata": {"path": scratch}})
 
-    def _executed(self, cell, cell_index, execute_reply):
-        if (execute_reply or {}).get("content", {}).get("ename") == _TIMEOUT_REPLY["ename"]:
-            self.timed_out.add(cell_index)
+    async def within(self, coro, limit):
+        """Run ``coro`` for at most ``limit`` seconds; its task, done or not (one that is not
+        is cancelled by :meth:`stop`)."""
+        task = asyncio.ensure_future(coro)
+        self.pending.add(task)
+        await asyncio.wait({task}, timeout=limit)
+        if task.done():
+            self.pending.discard(task)
+        return task
 
-    async def _start(self, kernel_output):
+    async def start(self, kernel_output, budget):
         async def start():
             await self.client.async_start_new_kernel(cwd=self.scratch, stdout=kernel_output,
                                                      stderr=kernel_output)
             self.process = getattr(self.km.provisioner, "process", None)
             await self.client.async_start_new_kernel_client()
 
-        limit = min(STARTUP_TIMEOUT, self.budget)
-        task = asyncio.ensure_future(start())
-        self.pending.add(task)
-        await asyncio.wait({task}, timeout=limit)
+        limit = min(STARTUP_TIMEOUT, budget)
+        task = await self.within(start(), limit)
         if not task.done():
             raise KernelError(f"the Python kernel did not answer within {limit:g} s of starting; "
                               f"{self._hint()}")
-        self.pending.discard(task)
         exc = task.exception()
         if isinstance(exc, OSError):
             raise KernelError(f"the Python kernel could not be started ({exc}); {self._hint()}")
@@ -256,54 +243,7 @@ class _Run:
         fix = "reinstall it with `python -m pip install --force-reinstall ipykernel`"
         return f"it said: {last[:200]}; {fix}" if last else fix
 
-    async def _cells(self):
-        from nbclient.exceptions import DeadKernelError
-
-        loop = asyncio.get_running_loop()
-        todo = [i for i, c in enumerate(self.nb.cells)
-                if c.cell_type == "code" and c.source.strip()]
-        results, stopped, stopped_at = [], "", None
-        for index in todo:
-            cell = self.nb.cells[index]
-            remaining = self.deadline - loop.time()
-            if remaining <= 0:
-                stopped = f"the run used its whole budget of {self.budget:g} s"
-                break
-            if self.on_cell is not None:
-                self.on_cell(index, cell)
-            task = asyncio.ensure_future(self.client.async_execute_cell(cell, index))
-            self.pending.add(task)
-            await asyncio.wait({task}, timeout=remaining)
-            if not task.done():
-                results.append(CellResult(index, "timeout", "still running when the run used "
-                                          f"its whole budget of {self.budget:g} s"))
-                stopped = f"the run used its whole budget of {self.budget:g} s"
-                stopped_at = index
-                break
-            self.pending.discard(task)
-            exc = task.exception()
-            if isinstance(exc, DeadKernelError):
-                results.append(CellResult(index, "died", "the kernel died while this cell ran "
-                                          "(out of memory, a crash or os._exit)"))
-                stopped, stopped_at = "the kernel died", index
-                break
-            if exc is not None:
-                raise exc
-            if index in self.timed_out:
-                results.append(CellResult(index, "timeout", f"still running after "
-                                          f"{math.ceil(self.timeout)} s (the limit of one cell)"))
-                if not await self._idle(min(INTERRUPT_GRACE, self.deadline - loop.time())):
-                    stopped, stopped_at = "the kernel did not stop when interrupted", index
-                    break
-                continue
-            error = _first_error(cell)
-            results.append(CellResult(index, "error" if error else "ok", error or ""))
-        done = {r.index for r in results}
-        if stopped:
-            results += [CellResult(i, "not run", stopped) for i in todo if i not in done]
-        return Execution(results, stopped, stopped_at)
-
-    async def _idle(self, grace):
+    async def idle(self, grace):
         """Whether the (interrupted) kernel answers a no-op within ``grace`` seconds."""
         from queue import Empty
 
@@ -319,7 +259,7 @@ class _Run:
                 return True
         return False
 
-    async def _stop(self):
+    async def stop(self):
         """Kill the kernel and close everything, whatever state the run is in (never raises)."""
         for task in self.pending:
             task.cancel()
@@ -338,7 +278,6 @@ class _Run:
         if self.pending:
             await asyncio.gather(*self.pending, return_exceptions=True)
 
-
     def kill_leftovers(self):
         """Kill the kernel's process group if it is still alive (synchronous, never raises)."""
         if self.process is None or self.process.poll() is not None:
@@ -348,6 +287,90 @@ class _Run:
                 os.killpg(self.process.pid, signal.SIGKILL)
             else:
                 self.process.kill()
+
+
+class _Run:
+    """One execution: the notebook's code cells run one by one on a :class:`_Kernel`, each
+    within its time limit and all within the budget."""
+
+    def __init__(self, nb, scratch, argv, timeout, budget, on_cell):
+        self.nb, self.scratch, self.argv = nb, scratch, argv
+        self.timeout, self.budget, self.on_cell = timeout, budget, on_cell
+        self.kernel = None       # the _Kernel, once made
+        self.timed_out = set()   # cells whose reply was nbclient's timeout reply
+
+    async def main(self):
+        loop = asyncio.get_running_loop()
+        self.deadline = loop.time() + self.budget
+        log = _quiet_logger()
+        # Tasks nbclient leaves behind when a run is cut short end with errors nobody awaits.
+        loop.set_exception_handler(lambda _loop, context: log.debug("%s", context))
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)  # POSIX
+        self.kernel = _Kernel(self.nb, self.scratch, self.argv, self.timeout, self._executed)
+        try:
+            with open(self.kernel.log_path, "wb") as kernel_output:
+                await self.kernel.start(kernel_output, self.budget)
+                return await self._cells()
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGTERM)
+            await self.kernel.stop()
+
+    def _executed(self, cell, cell_index, execute_reply):
+        if (execute_reply or {}).get("content", {}).get("ename") == _TIMEOUT_REPLY["ename"]:
+            self.timed_out.add(cell_index)
+
+    async def _cells(self):
+        from nbclient.exceptions import DeadKernelError
+
+        loop = asyncio.get_running_loop()
+        todo = [i for i, c in enumerate(self.nb.cells)
+                if c.cell_type == "code" and c.source.strip()]
+        results, stopped, stopped_at = [], "", None
+        for index in todo:
+            cell = self.nb.cells[index]
+            remaining = self.deadline - loop.time()
+            if remaining <= 0:
+                stopped = f"the run used its whole budget of {self.budget:g} s"
+                break
+            if self.on_cell is not None:
+                self.on_cell(index, cell)
+            task = await self.kernel.within(self.kernel.client.async_execute_cell(cell, index),
+                                            remaining)
+            if not task.done():
+                results.append(CellResult(index, "timeout", "still running when the run used "
+                                          f"its whole budget of {self.budget:g} s"))
+                stopped = f"the run used its whole budget of {self.budget:g} s"
+                stopped_at = index
+                break
+            exc = task.exception()
+            if isinstance(exc, DeadKernelError):
+                results.append(CellResult(index, "died", "the kernel died while this cell ran "
+                                          "(out of memory, a crash or os._exit)"))
+                stopped, stopped_at = "the kernel died", index
+                break
+            if exc is not None:
+                raise exc
+            if index in self.timed_out:
+                results.append(CellResult(index, "timeout", f"still running after "
+                                          f"{math.ceil(self.timeout)} s (the limit of one cell)"))
+                grace = min(INTERRUPT_GRACE, self.deadline - loop.time())
+                if not await self.kernel.idle(grace):
+                    stopped, stopped_at = "the kernel did not stop when interrupted", index
+                    break
+                continue
+            error = _first_error(cell)
+            results.append(CellResult(index, "error" if error else "ok", error or ""))
+        done = {r.index for r in results}
+        if stopped:
+            results += [CellResult(i, "not run", stopped) for i in todo if i not in done]
+        return Execution(results, stopped, stopped_at)
+
+    def kill_leftovers(self):
+        """Kill the kernel's process group if it is still alive (synchronous, never raises)."""
+        if self.kernel is not None:
+            self.kernel.kill_leftovers()
 
 
 def _first_error(cell):

@@ -37,10 +37,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import write_text
-from .protocol import clean_text
+from .text import clean_text
 from .times import LMS_SOURCE, Times, parse_time, parse_timestamp
 
 if TYPE_CHECKING:
+    from .graded_folder import Graded
     from .roster import Student
 
 DAY = dt.timedelta(days=1)
@@ -196,13 +197,11 @@ def _time_of(graded, gid, keys, times, from_submission):
     return when, _submission_source(info.get("source", "file")), ""
 
 
-def cells(graded: Any, matched: Mapping[int, str], roster: Sequence[Student], config: Config,
+def cells(graded: Graded, matched: Mapping[int, str], roster: Sequence[Student], config: Config,
           missing: str, times: Times | None = None, from_submission: bool = False,
           ) -> tuple[dict[int, Cell], dict[str, Cell], list[str], dict[str, str], dict[str, int]]:
-    """``{roster index: Cell}`` for one assignment (``graded``, a :class:`.graded_folder.Graded`;
-    not imported here, which would close an import cycle through the feedback writer), its late
-    and undated students, the reasons for times not used and how many times came from each
-    source."""
+    """``{roster index: Cell}`` for one assignment (``graded``), its late and undated students,
+    the reasons for times not used and how many times came from each source."""
     found, late, undated, problems, sources = {}, {}, [], {}, {}
     by_graded = {gid: i for i, gid in matched.items()}
     for gid in sorted(graded.scores):

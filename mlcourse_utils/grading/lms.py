@@ -25,11 +25,10 @@ from .._files import atomic_open
 from .graded_folder import read_graded
 from .late import Cell, read_config, write_late_notes
 from .late import cells as late_cells
-from .protocol import clean_text
 from .report import regenerate_feedback
 from .results import read_results
 from .roster import match_roster, read_roster
-from .text import csv_text
+from .text import clean_text, csv_text
 from .times import read_times
 
 FORMATS = ("canvas", "moodle")

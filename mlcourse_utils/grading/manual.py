@@ -50,10 +50,9 @@ from .notebook import (
     read_notebook_cells,
     strip_nbgrader_markers,
 )
-from .protocol import clean_text
 from .requirements import INSTALL, MATHJAX_FILE, mathjax_files
 from .results import read_results
-from .text import csv_text
+from .text import clean_text, csv_text
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)

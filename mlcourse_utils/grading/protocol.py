@@ -5,7 +5,7 @@ Values are plain data only (numbers, strings, None, lists, and tagged tuples ``{
 non-finite floats ``{"$f": "nan"}``, str-keyed dicts ``{"$d": {...}}`` and numeric or short
 unicode arrays ``{"$a": base64, "dtype", "shape"}``). Everything that comes from a sandbox is
 decoded strictly, within :data:`MAX_MESSAGE` bytes, :data:`MAX_ELEMENTS` elements and
-:data:`MAX_DEPTH` levels, and every string is cleaned by :func:`clean_text`.
+:data:`MAX_DEPTH` levels, and every string is cleaned by :func:`~.text.clean_text`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from __future__ import annotations
 import base64
 import json
 import math
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+
+from .text import clean_text
 
 #: Largest reply (bytes of JSON): answers are a few arrays; 4 MiB holds 500 000 float64s.
 MAX_MESSAGE = 4 * 2**20
@@ -48,28 +49,6 @@ class RemoteError(Exception):
         self.mro = tuple(mro)
         self.message = message
         self.warnings: list[str] = []  # warnings the call emitted before it raised
-
-
-# ---------------------------------------------------------------- text from the student
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def clean_text(value: object, limit: int = 1000) -> str:
-    """``value`` as valid UTF-8 text of at most ``limit`` characters, without control codes.
-
-    Every string that comes from a student (messages, warnings, output, folder names) passes
-    through here where it enters the grader: lone surrogates and undecodable bytes become
-    backslash escapes, control characters other than tab and newline become ``\\xNN``.
-    """
-    if isinstance(value, bytes):
-        text = value[: 4 * limit + 4].decode("utf-8", "backslashreplace")
-    else:
-        text = value if isinstance(value, str) else str(value)
-    cut = len(text) > limit
-    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return text + " [...]" if cut else text
 
 
 # ---------------------------------------------------------------- plain-data codec

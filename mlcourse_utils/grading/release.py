@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..course import ASSIGNMENTS, course_order
 from .notebook import (
     HIDDEN_BEGIN,
     assignment_from_cells,
@@ -26,9 +27,6 @@ from .notebook import (
     is_test_cell,
     nbgrader_checksum,
 )
-
-ASSIGNMENTS = ["mle", "bayes", "naive_bayes", "gda", "logistic_regression",
-               "information_theory", "ridge_lasso"]
 
 #: The id and metadata marker of the generated first cell of a release notebook.
 HEADER_ID = "mlcourse-header"
@@ -39,10 +37,19 @@ DEFAULT_TIMEOUT = 120.0
 
 
 def available_assignments(root: Path | str) -> list[str]:
-    """Assignments that have a source notebook, in course order."""
+    """Assignments that have a source notebook, in course order (:func:`~..course.course_order`).
+
+    ValueError for a source notebook of an assignment the course catalogue
+    (:data:`~..course.ASSIGNMENTS`) does not list: it would be released out of order and
+    without its reference module.
+    """
     names = [p.name for p in sorted((Path(root) / "solutions").iterdir())
              if (p / f"{p.name}.ipynb").is_file()]
-    return sorted(names, key=lambda n: (ASSIGNMENTS.index(n) if n in ASSIGNMENTS else 99, n))
+    unknown = sorted(set(names) - set(ASSIGNMENTS))
+    if unknown:
+        raise ValueError(f"solutions/{unknown[0]}/ is not an assignment of the course catalogue: "
+                         "add it to ASSIGNMENTS and REFERENCE_MODULES in mlcourse_utils/course.py")
+    return course_order(names)
 
 
 def run_notebook(path: Path | str, timeout: float = DEFAULT_TIMEOUT,

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import write_text
-from .results import points, read_results
-from .session import GradeResult
+from .results import GradeResult, points, read_results
 
 if TYPE_CHECKING:
     from .notebook import Assignment

@@ -1,9 +1,10 @@
 """Grading's results as data: ``results.json`` (every student's full result), ``grades.csv`` and
 ``task_scores.csv`` (a row per student and task).
 
-Below everything that reads or writes them (the batch, the feedback writer, manual grading, the
-exports, the class report); the result classes themselves are the grading engine's
-(:class:`~.session.GradeResult`, :class:`~.session.TestResult`).
+The result data model too (:class:`GradeResult`, :class:`TestResult`, capped by
+:meth:`GradeResult.bound`): the grading engine (:mod:`.session`) fills them in; below it and
+everything else that reads or writes them (the batch, the feedback writer, manual grading, the
+exports, the class report).
 """
 
 from __future__ import annotations
@@ -16,11 +17,96 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import atomic_open, write_text
-from .session import GradeResult, TestResult
-from .text import csv_text
+from .text import clean_text, csv_text
 
 if TYPE_CHECKING:
     from .notebook import Assignment
+
+
+#: What one student's result may hold: errors and warnings of cells, notes, distinct warnings per
+#: test, characters of printed output (the feedback shows its end) and of results.json.
+MAX_CELL_ERRORS = 50
+MAX_CELL_WARNINGS = 20
+MAX_NOTES = 50
+MAX_TEST_WARNINGS = 10
+MAX_OUTPUT = 20_000
+MAX_RESULT_CHARS = 400_000
+
+
+@dataclasses.dataclass
+class TestResult:
+    """One test cell's outcome for one student."""
+
+    grade_id: str
+    task: str
+    points: float
+    earned: float
+    description: str
+    message: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class GradeResult:
+    """One student's grading: every test's outcome and the reasons and remarks for the feedback."""
+
+    student: str
+    assignment: str
+    tests: list[TestResult] = dataclasses.field(default_factory=list)
+    reasons: dict[str, str] = dataclasses.field(default_factory=dict)  # task -> why points withheld
+    notes: list[str] = dataclasses.field(default_factory=list)         # notebook-level remarks
+    cell_errors: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    cell_warnings: list[str] = dataclasses.field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+    refused: str = ""  # why the notebook was not graded at all ("" when it was)
+
+    def task_score(self, task: str) -> float:
+        return sum(t.earned for t in self.tests if t.task == task)
+
+    @property
+    def score(self) -> float:
+        return sum(t.earned for t in self.tests)
+
+    @classmethod
+    def zero(cls, student: str, assignment: Assignment, reason: str) -> GradeResult:
+        """Zero for every test of ``assignment``, with ``reason`` for every task."""
+        result = cls(student, assignment.name)
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
+        result.reasons = dict.fromkeys(assignment.tasks, reason)
+        result.refused = reason
+        return result
+
+    def bound(self) -> GradeResult:
+        """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
+        notes = list(dict.fromkeys(self.notes))
+        if len(notes) > MAX_NOTES:
+            notes = notes[:MAX_NOTES] + [f"{len(notes) - MAX_NOTES} more notes (not listed)"]
+        if len(self.cell_errors) > MAX_CELL_ERRORS:
+            more = len(self.cell_errors) - MAX_CELL_ERRORS
+            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+            notes.append(f"{more} more cells raised an error (not listed)")
+        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
+            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
+            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
+            notes.append(f"{more} more warnings while the notebook ran (not listed)")
+        self.notes = notes
+        for t in self.tests:
+            t.message = clean_text(t.message, 2000)
+            t.warnings = [clean_text(w, 300) for w in t.warnings[:MAX_TEST_WARNINGS]]
+        if len(self.output) > MAX_OUTPUT:
+            self.output = "[... output cut]\n" + self.output[-MAX_OUTPUT:]
+        size = len(self.output) + sum(len(t.message) + sum(map(len, t.warnings)) + 200
+                                      for t in self.tests)
+        size += sum(map(len, self.notes)) + sum(len(m) for _, m in self.cell_errors)
+        size += sum(map(len, self.cell_warnings)) + sum(map(len, self.reasons.values()))
+        if size > MAX_RESULT_CHARS:  # many tests with long messages: keep the verdicts
+            self.output = ""
+            for t in self.tests:
+                t.message, t.warnings = t.message[:300], t.warnings[:2]
+            self.notes.append("the messages were shortened to keep this page small")
+        return self
 
 
 def points(x: float) -> str:

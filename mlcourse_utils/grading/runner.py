@@ -1,10 +1,12 @@
 """The program that runs a student's notebook inside the grading sandbox.
 
 The grader starts it as ``python -I -c <this file's text> READ_FD WRITE_FD MODE`` inside fresh
-namespaces and a minimal root, as an unprivileged user (see ``sandbox.py``). Its first act is
-to install a seccomp filter; then it executes the cells it is sent and calls answer functions on
-the inputs it is sent, and answers with plain data, each reply carrying its request's id. It
-must not import ``mlcourse_utils``: it only uses the standard library, numpy and IPython.
+namespaces and a minimal root, as an unprivileged user (see ``isolation.py``), which runs
+:func:`main`; importing the module only defines it. Its first act is to install a seccomp
+filter; then it executes the cells it is sent and calls answer functions on the inputs it is
+sent, and answers with plain data, each reply carrying its request's id. It must not import
+``mlcourse_utils``: it only uses the standard library, numpy and IPython (with its traitlets;
+imported by :func:`main` after the filter, so that every thread they start inherits it).
 
 Nothing here is trusted: the student's code runs in this process and may change anything in it,
 including this loop. The grader therefore treats every byte that comes back as untrusted data,
@@ -13,11 +15,14 @@ with deadlines and size limits, and decides every verdict in its own process.
 
 from __future__ import annotations
 
+import base64
 import ctypes
+import json
 import os
 import platform
 import struct
 import sys
+import warnings
 
 # ---------------------------------------------------------------- seccomp, before anything else
 # A filter that every process and thread started from here inherits and cannot remove: no new
@@ -40,8 +45,9 @@ _SYSCALLS = {  # (audit arch, clone, clone3, denied syscall numbers)
 }
 
 
-def _install_seccomp():
-    """Install the filter (classic BPF through prctl); returns False where unsupported."""
+def _install_seccomp(fds):
+    """Install the filter (classic BPF through prctl); returns False where unsupported.
+    ``fds``: the protocol's descriptors, which it keeps from being closed or replaced."""
     table = _SYSCALLS.get(platform.machine())
     if table is None or sys.platform != "linux":
         return False
@@ -57,7 +63,6 @@ def _install_seccomp():
     op(RET, _KILL)                              # another ABI (e.g. 32-bit calls): refuse
     # The protocol's descriptors can be neither closed nor replaced (the grader's record of
     # forbidden calls travels on them): close, dup2 and dup3 onto them, close_range over them.
-    fds = [int(a) for a in sys.argv[1:3] if a.isdigit()]
     close_, dups, close_range = (3, (33, 292), 436) if arch == 0xC000003E else (57, (24,), 436)
     for fd in fds:
         for nr, offset in ((close_, 16), *((d, 24) for d in dups)):
@@ -105,17 +110,10 @@ def _install_seccomp():
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
 
 
-SECCOMP = _install_seccomp()
-
-import base64  # noqa: E402
-import json  # noqa: E402
-import warnings  # noqa: E402
-
-READ_FD, WRITE_FD, MODE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-PROBE = MODE.endswith("-probe")  # only say which defences hold, then exit (sandbox.defences)
-MODE = MODE.removesuffix("-probe")
-_in = os.fdopen(READ_FD, "rb", buffering=0)
-_out = os.fdopen(WRITE_FD, "wb", buffering=0)
+#: Set by :func:`main`: whether the filter holds, the protocol's pipes, numpy (and its
+#: floating-point error context, bound before any student code runs), the shell.
+SECCOMP = False
+_in = _out = np = _errstate = shell = None
 
 
 def _read_exact(n):
@@ -141,30 +139,20 @@ def send(obj: dict[str, object]) -> None:
         data = data[_out.write(data):]
 
 
-if PROBE:
-    send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
-    os._exit(0)
+class _Blocker:
+    """Without namespaces the real package is on disk; block its import and report the attempt.
+    (A determined student can remove this hook; see the README's "Limits" section.)"""
 
-if MODE == "fallback":
-    # Without namespaces the real package is on disk; block its import and report the attempt.
-    # (A determined student can remove this hook; see the README's "Limits" section.)
-    class _Blocker:
-        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-            if name == "mlcourse_utils" or name.startswith("mlcourse_utils."):
-                send({"event": "delegation"})
-                raise ImportError(
-                    "mlcourse_utils is not available while your notebook is graded: "
-                    "answers must not use the reference implementation"
-                )
-            return None
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "mlcourse_utils" or name.startswith("mlcourse_utils."):
+            send({"event": "delegation"})
+            raise ImportError(
+                "mlcourse_utils is not available while your notebook is graded: "
+                "answers must not use the reference implementation"
+            )
+        return None
 
-    sys.meta_path.insert(0, _Blocker())
 
-import numpy as np  # noqa: E402
-
-#: The test's floating-point error mode, set around each call (numpy's own context manager,
-#: bound before any student code runs).
-_errstate = np.errstate
 _ERR_KEYS = ("divide", "over", "under", "invalid")
 _ERR_MODES = ("ignore", "warn", "raise", "print")
 
@@ -236,29 +224,36 @@ def _exception_info(exc):
     }
 
 
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
-
 # ---------------------------------------------------------------- watching forbidden calls
 # The grader's first request (before any student code runs) names the calls an assignment
 # forbids. Each is replaced, in every loaded module that holds it, by a stand-in that raises the
 # audit event "mlcourse.forbidden"; an audit hook (which Python never lets anyone remove or list)
 # reports the call at once on the reply pipe and then calls the original, which only the hook
-# holds. What is reported cannot be taken back: the grader records it as it arrives. The hook
-# also reports what could disable the watch: the garbage collector's object lists (the only way
-# to the hook's state outside a forbidden call), frames reached while a forbidden call runs (the
-# hook's frame is then on the stack), a re-import of a watched module, or the removal of the
-# import hook that wraps modules under a forbidden prefix. The seccomp filter keeps the reply
-# pipe's descriptor from being closed or replaced.
+# holds. What is reported cannot be taken back: the grader records it as it arrives.
+#
+# The watch imports nothing (scipy.stats alone takes a second, in every sandbox): a call whose
+# module is not loaded yet is resolved when that module is first imported. An import hook, first
+# in ``sys.meta_path``, wraps the loader of every module a watched name may live in; when such a
+# module has run, and before the import returns to the code that asked for it, the names it
+# holds are replaced. Modules under a forbidden prefix are wrapped whole in the same way.
+#
+# The hook also reports what could disable the watch: the garbage collector's object lists (the
+# only way to the hook's state outside a forbidden call), frames reached while a forbidden call
+# runs (the hook's frame is then on the stack), a re-import of a watched module, and the removal
+# of the import hook or another finder put before it. The seccomp filter keeps the reply pipe's
+# descriptor from being closed or replaced.
 
 _GC_EVENTS = ("gc.get_referrers", "gc.get_referents", "gc.get_objects")
 _FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 _FRAME_ATTRIBUTES = ("tb_frame", "gi_frame", "cr_frame", "ag_frame")
+#: Callable objects that are functions (replaced by a stand-in, not patched method by method).
+_FUNCTION_TYPES = ("ufunc", "_ArrayFunctionDispatcher")
 
 
-def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all its state)
-    """Watch the calls ``entries`` (qualified names or module prefixes); returns
-    ``(number of functions replaced, prefixes watched on import)``."""
-    import importlib
+def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its state)
+    """Watch the calls ``entries`` (qualified names or module prefixes), reporting on the
+    descriptor ``fd``; returns ``(number of functions replaced now, names watched on import)``.
+    """
     import inspect
     import types
 
@@ -267,12 +262,19 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
     reported = set()
     depth = [0]
     by_id = {}             # id(original) -> stand-in (the original is kept alive in `originals`)
+    replacing = {}         # id(original) -> (original, stand-in): not yet replaced everywhere
+    stand_ins = {}         # id -> every stand-in made (kept alive here: ids stay unique)
+    patched_classes = set()
     watched_modules = set()  # modules that hold a stand-in (a re-import would undo it)
     patched_modules = set()
-    prefixes = []
-    pending = set()
-    patched_classes = set()
-    stand_ins = set()  # ids of the stand-ins made by patch_method (kept alive by their class)
+    prefixes = []          # module prefixes, and every name not resolved yet
+    lazy = {}              # entry -> its parts: not resolved yet (its module is not loaded)
+    triggers = set()       # the modules whose import may resolve an entry of `lazy`
+    roots = set()          # top-level packages of `prefixes` (imports the hook must see first)
+    pending = set()        # imported without the import hook: patched at the next event
+    loading = [0]          # wrapped imports running (replacing everywhere waits for the last)
+    listings = {}          # folder -> its file names (may a package hold a submodule?)
+    missing = object()
 
     def clean(text):
         return "".join(c for c in str(text)[:200] if c.isalnum() or c in "._- ")
@@ -305,29 +307,41 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
             forbidden_call.__signature__ = inspect.signature(original)
         except (TypeError, ValueError):
             pass
+        stand_ins[id(forbidden_call)] = forbidden_call
         return forbidden_call
 
     def register(original, label):
+        """The stand-in of a function; it replaces the original everywhere at the next
+        :func:`flush` (and at once in the module being patched, :func:`replace_in`)."""
         if id(original) in by_id:
             return by_id[id(original)]
         originals.append(original)
         labels.append(label)
         wrapper = stand_in(len(originals) - 1, original)
         by_id[id(original)] = wrapper
+        replacing[id(original)] = (original, wrapper)
         return wrapper
 
-    def replace_everywhere(original, wrapper):
-        for module in list(sys.modules.values()):
-            namespace = getattr(module, "__dict__", None)
-            if not isinstance(namespace, dict):
-                continue
-            for attr, value in list(namespace.items()):
-                if value is original:
-                    try:
-                        setattr(module, attr, wrapper)
-                        watched_modules.add(module.__name__)
-                    except (AttributeError, TypeError):
-                        pass
+    def replace_in(module, todo):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            return
+        for attr, value in list(namespace.items()):
+            found = todo.get(id(value))
+            if found is not None and found[0] is value:
+                try:
+                    setattr(module, attr, found[1])
+                    watched_modules.add(module.__name__)
+                except (AttributeError, TypeError):
+                    pass
+
+    def flush():
+        """One pass over every loaded module for all the originals registered since the last."""
+        if replacing:
+            todo = dict(replacing)
+            replacing.clear()
+            for module in list(sys.modules.values()):
+                replace_in(module, todo)
 
     def public(name):
         parts = name.split(".")
@@ -341,17 +355,17 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
         patched_modules.add(module.__name__)
         watched_modules.add(module.__name__)
         for attr, value in list(vars(module).items()):
-            if attr.startswith("_"):
-                continue
+            if attr.startswith("_") or stand_ins.get(id(value)) is value:
+                continue  # (a stand-in already, e.g. imported from a patched submodule)
             origin = getattr(value, "__module__", None) or ""
             if not isinstance(origin, str) or not under_prefix(origin):
                 continue  # (defined elsewhere: a helper the module imported)
             label = public(f"{origin}.{attr}")
             if isinstance(value, type):
                 patch_class(value, label)
-            elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
-                    type(value).__name__ == "ufunc":
-                replace_everywhere(value, register(value, label))
+            elif function_like(value):
+                register(value, label)
+        replace_in(module, replacing)
 
     def patch_class(cls, label):
         init = getattr(cls, "__init__", None)
@@ -367,26 +381,115 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
     def patch_method(owner, attr, label):
         cls = owner if isinstance(owner, type) else type(owner)
         function = None if attr.startswith("_") else getattr(cls, attr, None)
-        if isinstance(function, types.FunctionType) and id(function) not in stand_ins:
+        if isinstance(function, types.FunctionType) and stand_ins.get(id(function)) is not function:
             originals.append(function)  # one stand-in per class and method, named after them
             labels.append(label)
-            wrapper = stand_in(len(originals) - 1, function)
-            stand_ins.add(id(wrapper))
             try:
-                setattr(cls, attr, wrapper)
+                setattr(cls, attr, stand_in(len(originals) - 1, function))
             except (AttributeError, TypeError):
                 pass
+
+    def function_like(value):
+        """A function to replace by a stand-in: Python's, a builtin, a numpy ufunc, or a numpy
+        function with array-function dispatch (numpy.cov: a callable object in numpy 2)."""
+        return isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or \
+            type(value).__name__ in _FUNCTION_TYPES
 
     def under_prefix(name):
         return any(name == p or name.startswith(p + ".") for p in prefixes)
 
+    def initializing(module):
+        return getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+    def may_hold_submodule(package, attr):
+        """Whether a package's folders hold a file or folder that could be module ``attr``."""
+        try:
+            folders = [p for p in package.__path__ if type(p) is str]
+        except Exception:  # noqa: BLE001 (no usable __path__: assume it may)
+            return True
+        for folder in folders:
+            if folder not in listings:
+                try:
+                    listings[folder] = frozenset(n.split(".")[0] for n in os.listdir(folder))
+                except OSError:
+                    listings[folder] = frozenset()
+            if attr in listings[folder]:
+                return True
+        return False
+
+    def watch(entry, module, rest):
+        """Watch ``entry``: ``module`` is its longest loaded module, ``rest`` the attributes
+        below it. False while it names something in a module not imported yet."""
+        if not rest:  # a module: what it holds, now and when imported
+            if entry not in prefixes:
+                prefixes.append(entry)
+            for loaded in [m for n, m in list(sys.modules.items()) if under_prefix(n)]:
+                patch_module(loaded)
+            return True
+        parent, target = None, module
+        for attr in rest:
+            parent = target
+            if isinstance(parent, types.ModuleType):
+                target = vars(parent).get(attr, missing)
+                if target is missing:
+                    if hasattr(parent, "__path__") and may_hold_submodule(parent, attr):
+                        return False  # (resolved when that submodule is imported)
+                    target = getattr(parent, attr, None)
+            else:
+                target = getattr(parent, attr, None)
+            if target is None:
+                return True  # (names nothing: nothing to watch, as when it was imported)
+        if isinstance(target, types.ModuleType):
+            if entry not in prefixes:
+                prefixes.append(entry)
+            patch_module(target)
+        elif not callable(target):
+            pass
+        elif isinstance(target, type):
+            patch_class(target, entry)
+        elif not function_like(target) and not isinstance(target, types.MethodType):
+            # An object such as scipy.stats.norm: each public method, on its class (frozen
+            # distributions make new objects of that class).
+            for attr in dir(target):
+                patch_method(target, attr, f"{entry}.{attr}")
+        elif isinstance(parent, types.ModuleType):
+            register(target, entry)
+        else:
+            patch_method(parent, rest[-1], entry)
+        return True
+
+    def resolve(entry, ready=None):
+        """Watch a name of `lazy` if its module is loaded (``ready``: a module that has just
+        run, still marked as initializing by the import system)."""
+        parts = lazy.get(entry)
+        for cut in range(len(parts or ()), 0, -1):
+            name = ".".join(parts[:cut])
+            module = sys.modules.get(name)
+            if module is not None:
+                if name != ready and initializing(module):
+                    return
+                if watch(entry, module, parts[cut:]):
+                    lazy.pop(entry, None)
+                return
+
+    def resolve_under(name, ready=None):
+        """Resolve the names of `lazy` that module ``name`` may hold."""
+        for entry in [e for e in lazy if e == name or e.startswith(name + ".")]:
+            resolve(entry, ready)
+
     def patch_pending():
         for name in sorted(pending):
             module = sys.modules.get(name)
-            if module is not None and not getattr(getattr(module, "__spec__", None),
-                                                  "_initializing", False):
+            if module is not None and not initializing(module):
                 pending.discard(name)
-                patch_module(module)
+                if under_prefix(name):
+                    patch_module(module)
+                resolve_under(name)
+        if not loading[0]:  # (else when the outermost import ends)
+            flush()
+
+    def wrapped(name):
+        return name in triggers or under_prefix(name)
 
     class Loader:
         def __init__(self, loader):
@@ -399,20 +502,31 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
             return getattr(self.loader, name)
 
         def exec_module(self, module):
-            self.loader.exec_module(module)
-            pending.discard(module.__name__)
-            patch_module(module)
+            loading[0] += 1
+            try:
+                self.loader.exec_module(module)
+                name = module.__name__
+                pending.discard(name)
+                if under_prefix(name):
+                    patch_module(module)
+                resolve_under(name, ready=name)
+                replace_in(module, replacing)
+            finally:
+                loading[0] -= 1
+                if not loading[0]:
+                    flush()
+
+    finders = list(sys.meta_path)  # (the interpreter's, before any student code ran)
 
     class Finder:
-        """Wraps each module under a forbidden prefix as it is imported."""
+        """Wraps the loader of each module a watched name may live in, as it is imported."""
 
         def find_spec(self, name, path=None, target=None):
-            if not under_prefix(name):
+            if not wrapped(name):
                 return None
-            for other in sys.meta_path:
-                if other is self or not hasattr(other, "find_spec"):
-                    continue
-                spec = other.find_spec(name, path, target)
+            for other in finders:
+                find = getattr(other, "find_spec", None)
+                spec = find(name, path, target) if find is not None else None
                 if spec is None:
                     continue
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
@@ -477,9 +591,12 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
                 name = args[0] if isinstance(args[0], str) else ""
                 if name in watched_modules:
                     emit("monitor", "what", f"re-imports {name}")
-                if prefixes and not any(f is finder for f in args[3]):
-                    emit("monitor", "what", "removes the import hook")
-                if under_prefix(name):
+                if prefixes:
+                    if not any(f is finder for f in args[3]):
+                        emit("monitor", "what", "removes the import hook")
+                    elif name.partition(".")[0] in roots and args[3][0] is not finder:
+                        emit("monitor", "what", "puts an import hook before the watch")
+                if wrapped(name):
                     pending.add(name)
             elif pending and event == "exec":
                 patch_pending()
@@ -490,48 +607,18 @@ def _install_monitor(entries, fd=WRITE_FD):  # noqa: C901 (one closure holds all
     sys.meta_path.insert(0, finder)
     sys.addaudithook(hook)  # first: a stand-in may be called while the others are set up
     for entry in entries:
-        parts = entry.split(".")
-        module, rest = None, []
-        if len(parts) > 1 or parts[0] in sys.modules:  # (a whole package is never imported here)
-            for cut in range(len(parts), 0, -1):
-                try:
-                    module = importlib.import_module(".".join(parts[:cut]))
-                except Exception:  # noqa: BLE001 (not a module: try the shorter name)
-                    continue
-                rest = parts[cut:]
-                break
-        if module is None or not rest:
-            prefixes.append(entry)  # a module: what it holds, now and when imported
-            for loaded in [m for n, m in list(sys.modules.items()) if under_prefix(n)]:
-                patch_module(loaded)
-            continue
-        parent = module
-        for attr in rest[:-1]:
-            parent = getattr(parent, attr, None)
-        target = getattr(parent, rest[-1], None) if parent is not None else None
-        if isinstance(target, types.ModuleType):
+        lazy[entry] = parts = entry.split(".")
+        if parts[0] not in sys.modules:
+            continue  # (a whole package is never imported here)
+        resolve(entry)
+    for entry, parts in lazy.items():  # the rest waits for its module
+        if entry not in prefixes:
             prefixes.append(entry)
-            patch_module(target)
-        elif target is None or not callable(target):
-            continue
-        elif isinstance(target, type):
-            patch_class(target, entry)
-        elif not isinstance(target, (types.FunctionType, types.BuiltinFunctionType,
-                                     types.MethodType)) and type(target).__name__ != "ufunc":
-            # An object such as scipy.stats.norm: each public method, on its class (frozen
-            # distributions make new objects of that class).
-            for attr in dir(target):
-                patch_method(target, attr, f"{entry}.{attr}")
-        elif isinstance(parent, types.ModuleType):
-            replace_everywhere(target, register(target, entry))
-        else:
-            patch_method(parent, rest[-1], entry)
-    return len(originals), sorted(prefixes)
-
-
-shell = InteractiveShell.instance()
-shell.colors = "NoColor"
-send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
+        triggers.update(".".join(parts[:cut]) for cut in range(1, len(parts)))
+    roots.update(p.partition(".")[0] for p in prefixes)
+    count = len(originals)
+    flush()
+    return count, sorted(prefixes)
 
 
 def _handle(op, msg, request):
@@ -571,7 +658,7 @@ def _handle(op, msg, request):
         send(reply)
 
 
-def _serve():
+def _serve(write_fd):
     audit = sys.audit  # a local of a running frame: student code cannot unbind it
     monitored = False
     while True:
@@ -585,7 +672,8 @@ def _serve():
         if op == "monitor" and not monitored:
             monitored = True
             try:
-                count, prefixes = _install_monitor([str(n) for n in msg.get("names", [])])
+                count, prefixes = _install_monitor([str(n) for n in msg.get("names", [])],
+                                                   write_fd)
                 send({"ok": True, "value": [count, prefixes], "warnings": [], "id": request})
             except Exception as exc:  # noqa: BLE001
                 send({"ok": False, **_exception_info(exc), "warnings": [], "id": request})
@@ -595,7 +683,40 @@ def _serve():
             _handle(op, msg, request)
 
 
-_serve()
-sys.stdout.flush()
-sys.stderr.flush()
-os._exit(0)  # (the protocol's descriptors stay open: seccomp refuses to close them)
+def main(argv: list[str] | None = None) -> None:
+    """Serve the grader: ``argv`` (default ``sys.argv[1:]``) is ``READ_FD WRITE_FD MODE``, the
+    mode ``namespace`` or ``fallback``, with ``-probe`` to only report the defences and exit."""
+    global SECCOMP, _in, _out, np, _errstate, shell
+    args = sys.argv[1:] if argv is None else list(argv)
+    SECCOMP = _install_seccomp([int(a) for a in args[:2] if a.isdigit()])  # before anything
+    read_fd, write_fd, mode = int(args[0]), int(args[1]), args[2]
+    probe = mode.endswith("-probe")  # only say which defences hold, then exit
+    mode = mode.removesuffix("-probe")
+    _in = os.fdopen(read_fd, "rb", buffering=0)
+    _out = os.fdopen(write_fd, "wb", buffering=0)
+    if probe:
+        send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
+        os._exit(0)
+    if mode == "fallback":
+        sys.meta_path.insert(0, _Blocker())
+
+    import numpy as np
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    _errstate = np.errstate
+    # Cells run with store_history=False: no history database (on disk, and a thread to write
+    # it), which costs a tenth of a second per sandbox.
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    shell.colors = "NoColor"
+    send({"event": "ready", "pid": os.getpid(), "seccomp": SECCOMP, "uid": os.getuid()})
+    _serve(write_fd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # (the protocol's descriptors stay open: seccomp refuses to close them)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,7 +10,6 @@ limit and a total budget per student.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -18,103 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import REFERENCE, AnalysisError, analyse, render_pages, scan_code
+from .analysis import AnalysisError, analyse, render_pages
 from .checks import hidden_inputs
-from .names import matches
+from .names import REFERENCE, matches, scan_code
 from .notebook import Assignment, compile_cell
-from .protocol import RemoteError, SandboxError, clean_text
+from .protocol import RemoteError, SandboxError
+from .results import MAX_CELL_WARNINGS, GradeResult, TestResult
 from .sandbox import Sandbox
-from .submissions import Refused
+from .submissions import Submission
+from .text import clean_text
 
 #: The default total budget of a student (``--student-timeout``) is this many ``--timeout``s.
 DEFAULT_BUDGET_FACTOR = 10
-#: What one student's result may hold: errors and warnings of cells, notes, distinct warnings per
-#: test, characters of printed output (the feedback shows its end) and of results.json.
-MAX_CELL_ERRORS = 50
-MAX_CELL_WARNINGS = 20
-MAX_NOTES = 50
-MAX_TEST_WARNINGS = 10
-MAX_OUTPUT = 20_000
-MAX_RESULT_CHARS = 400_000
-
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
               "write the function yourself")
-
-
-@dataclasses.dataclass
-class TestResult:
-    """One test cell's outcome for one student."""
-
-    grade_id: str
-    task: str
-    points: float
-    earned: float
-    description: str
-    message: str = ""
-    warnings: list[str] = dataclasses.field(default_factory=list)
-
-
-@dataclasses.dataclass
-class GradeResult:
-    """One student's grading: every test's outcome and the reasons and remarks for the feedback."""
-
-    student: str
-    assignment: str
-    tests: list[TestResult] = dataclasses.field(default_factory=list)
-    reasons: dict[str, str] = dataclasses.field(default_factory=dict)  # task -> why points withheld
-    notes: list[str] = dataclasses.field(default_factory=list)         # notebook-level remarks
-    cell_errors: list[tuple[int, str]] = dataclasses.field(default_factory=list)
-    cell_warnings: list[str] = dataclasses.field(default_factory=list)
-    output: str = ""
-    seconds: float = 0.0
-    refused: str = ""  # why the notebook was not graded at all ("" when it was)
-
-    def task_score(self, task: str) -> float:
-        return sum(t.earned for t in self.tests if t.task == task)
-
-    @property
-    def score(self) -> float:
-        return sum(t.earned for t in self.tests)
-
-    @classmethod
-    def zero(cls, student: str, assignment: Assignment, reason: str) -> GradeResult:
-        """Zero for every test of ``assignment``, with ``reason`` for every task."""
-        result = cls(student, assignment.name)
-        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
-                        for t in assignment.tests]
-        result.reasons = dict.fromkeys(assignment.tasks, reason)
-        result.refused = reason
-        return result
-
-    def bound(self) -> GradeResult:
-        """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
-        notes = list(dict.fromkeys(self.notes))
-        if len(notes) > MAX_NOTES:
-            notes = notes[:MAX_NOTES] + [f"{len(notes) - MAX_NOTES} more notes (not listed)"]
-        if len(self.cell_errors) > MAX_CELL_ERRORS:
-            more = len(self.cell_errors) - MAX_CELL_ERRORS
-            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
-            notes.append(f"{more} more cells raised an error (not listed)")
-        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
-            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
-            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
-            notes.append(f"{more} more warnings while the notebook ran (not listed)")
-        self.notes = notes
-        for t in self.tests:
-            t.message = clean_text(t.message, 2000)
-            t.warnings = [clean_text(w, 300) for w in t.warnings[:MAX_TEST_WARNINGS]]
-        if len(self.output) > MAX_OUTPUT:
-            self.output = "[... output cut]\n" + self.output[-MAX_OUTPUT:]
-        size = len(self.output) + sum(len(t.message) + sum(map(len, t.warnings)) + 200
-                                      for t in self.tests)
-        size += sum(map(len, self.notes)) + sum(len(m) for _, m in self.cell_errors)
-        size += sum(map(len, self.cell_warnings)) + sum(map(len, self.reasons.values()))
-        if size > MAX_RESULT_CHARS:  # many tests with long messages: keep the verdicts
-            self.output = ""
-            for t in self.tests:
-                t.message, t.warnings = t.message[:300], t.warnings[:2]
-            self.notes.append("the messages were shortened to keep this page small")
-        return self
 
 
 class _Fatal(Exception):
@@ -362,15 +278,15 @@ def check_setup(assignment: Assignment) -> None:
                              "(plain code before the first task) must run on their own") from None
 
 
-def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
-                   student: str = "student", *, timeout: float = 60.0, memory_mb: int = 4096,
+def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: float = 60.0,
+                   memory_mb: int = 4096,
                    hidden: Collection[Path | str] = (), student_timeout: float | None = None,
                    secret: bytes | None = None, copy_to: Path | str | None = None,
                    manual_dir: Path | str | None = None,
                    watch: Collection[str] = ()) -> GradeResult:
-    """Grade one submitted notebook file. Never modifies it; never raises for a bad submission.
-
-    ``path`` may be None (nothing submitted) or a :class:`Refused` (not graded, with a reason).
+    """Grade one student's submission (read once, :mod:`.submissions`); never raises for a bad
+    one. A submission without a notebook (nothing submitted, or refused) earns zero with its
+    reason.
     ``student_timeout`` is the student's total budget in seconds (default
     ``DEFAULT_BUDGET_FACTOR * timeout``): it starts now and covers reading the notebook
     (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
@@ -381,6 +297,7 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
     (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
     """
     start = time.monotonic()
+    student = submission.student
     result = GradeResult(student, assignment.name)
     budget = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
 
@@ -390,21 +307,19 @@ def grade_notebook(assignment: Assignment, path: Path | str | Refused | None,
         zero.seconds = time.monotonic() - start
         return zero.bound()
 
-    if path is None:
-        return zero_all("no notebook was submitted")
-    if isinstance(path, Refused):
-        return zero_all(path.reason)
+    if submission.data is None:
+        return zero_all(submission.reason)
     forbidden = {t: names for t, names in assignment.forbidden.items() if names}
     watched = sorted({n for names in forbidden.values() for n in names})
     try:
-        found = analyse(path, assignment, timeout=timeout, deadline=start + budget,
+        found = analyse(submission.data, assignment, timeout=timeout, deadline=start + budget,
                         watch=[*watch, *watched])
     except AnalysisError as exc:
         return zero_all(clean_text(str(exc), 500))
     result.notes.extend(found.notes)
     if copy_to or manual_dir:  # a failure here costs only these pages, never points
-        problem = render_pages(path, assignment, timeout=timeout, deadline=start + budget,
-                               copy_to=copy_to, manual_dir=manual_dir)
+        problem = render_pages(submission.data, assignment, timeout=timeout,
+                               deadline=start + budget, copy_to=copy_to, manual_dir=manual_dir)
         if problem:
             result.notes.append("your notebook's copy for the teaching assistants (written "
                                 f"answers, formgrader) could not be made in full: {problem}")

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +35,7 @@ from pathlib import Path
 
 from ..course import find_course_root
 from .fingerprints import Code, K, normalise
+from .intake import collect
 from .notebook import (
     cell_source,
     grade_id,
@@ -43,9 +43,8 @@ from .notebook import (
     load_assignment,
     read_notebook_cells,
 )
-from .protocol import clean_text
 from .references import references, release_stubs
-from .submissions import Refused, collect, read_submitted_file
+from .text import clean_text
 
 #: A task is flagged when one answer's own code is at least this share covered by the other.
 THRESHOLD = 0.8
@@ -331,25 +330,20 @@ def read_answers(name: str, submissions: Path | str, notebook: str,
                  tasks: Iterable[str]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """``({student: {task: source}}, {student: reason it could not be read})``.
 
-    SUBMISSIONS may be any layout :func:`~.submissions.collect` reads (an LMS's download too:
+    SUBMISSIONS may be any layout :func:`~.intake.collect` reads (an LMS's download too:
     the students are then named by the LMS)."""
-    with tempfile.TemporaryDirectory(prefix="mlcourse-similarity-") as work:
-        found = collect(name, submissions, notebook, work).found
-        return _read_answers(found, tasks)
+    return _read_answers(collect(name, submissions, notebook).found, tasks)
 
 
 def _read_answers(found, tasks):
     answers, unread = {}, {}
     wanted = set(tasks)
-    for student, path in found.items():
-        if path is None:
-            unread[student] = "no notebook was submitted"
-            continue
-        if isinstance(path, Refused):
-            unread[student] = path.reason
+    for student, submission in found.items():
+        if submission.data is None:
+            unread[student] = submission.reason
             continue
         try:
-            cells = read_notebook_cells(read_submitted_file(path))
+            cells = read_notebook_cells(submission.data)
         except ValueError as exc:
             unread[student] = clean_text(f"the notebook could not be read: {exc}", 300)
             continue

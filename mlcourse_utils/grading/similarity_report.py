@@ -13,9 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from .._files import atomic_open, write_text
-from .protocol import clean_text
 from .similarity import ALL_TASKS, Report
-from .text import csv_text
+from .text import clean_text, csv_text
 
 #: Side-by-side sections on the page (the table and the CSV list every flagged row).
 MAX_SHOWN = 300

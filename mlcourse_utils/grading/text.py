@@ -1,9 +1,13 @@
-"""Text for spreadsheets: a cell that a spreadsheet shows as text, never as a formula.
+"""Text from students, made safe: clean UTF-8 without control codes, and CSV cells that a
+spreadsheet shows as text, never as a formula.
 
-At the base of the grading package (it imports nothing of it), for every module that writes CSV.
+At the base of the grading package (it imports nothing of it), for every module that shows a
+student's text or writes CSV.
 """
 
 from __future__ import annotations
+
+import re
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -12,3 +16,23 @@ def csv_text(value: object) -> str:
     """A text cell a spreadsheet shows as text: a leading =, +, -, @ or tab is quoted with '."""
     text = str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_text(value: object, limit: int = 1000) -> str:
+    """``value`` as valid UTF-8 text of at most ``limit`` characters, without control codes.
+
+    Every string that comes from a student (messages, warnings, output, folder names) passes
+    through here where it enters the grader: lone surrogates and undecodable bytes become
+    backslash escapes, control characters other than tab and newline become ``\\xNN``.
+    """
+    if isinstance(value, bytes):
+        text = value[: 4 * limit + 4].decode("utf-8", "backslashreplace")
+    else:
+        text = value if isinstance(value, str) else str(value)
+    cut = len(text) > limit
+    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text + " [...]" if cut else text

@@ -5,8 +5,8 @@ the student: ``mlcourse export --times TIMES.csv`` reads the times the instructo
 learning management system or the exchange (``student_id,submitted_at``, and an ``assignment``
 column when several assignments are exported at once, :func:`read_times`). A time found inside a
 submission (nbgrader's ``timestamp.txt``, which the student's machine writes, or the notebook
-file's modification time, :func:`submission_time`) is recorded by ``mlcourse grade``
-(:func:`write_timestamps`, into ``OUT/timestamps.json``) but used only with
+file's modification time, :func:`time_in_submission`) is recorded by ``mlcourse grade``
+(:func:`~.submissions.write_timestamps`, into ``OUT/timestamps.json``) but used only with
 ``--times-from-submission``, for students the times file lacks. A time the LMS's own zip recorded
 (``mlcourse grade`` on a download) is the LMS's record (:data:`LMS_SOURCE`) and used like
 ``--times``. A time with an impossible UTC offset or year is that student's reason (no time, no
@@ -19,14 +19,11 @@ import csv
 import dataclasses
 import datetime as dt
 import json
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from .._files import write_text
-from .protocol import clean_text
-from .submissions import Refused, read_submitted_file
+from .text import clean_text
 
 
 def parse_timestamp(text: str) -> dt.datetime | None:
@@ -69,63 +66,28 @@ def parse_time(text: str) -> tuple[dt.datetime | None, str | None]:
     return (None, problem) if problem else (when, None)
 
 
-def submission_time(path: Path | str | Refused | None) -> tuple[str | None, str]:
-    """``(ISO time or None, source)`` found inside a submission at ``path`` (read as data).
+def time_in_submission(stamp: bytes | None, mtime: float | None) -> tuple[str | None, str, str]:
+    """``(ISO time or None, source, problem)`` found inside a submission: its ``timestamp.txt``
+    (``stamp``, its bytes, None when there is none) or else the notebook file's modification
+    time ``mtime`` (as :func:`~.submissions.find_submissions` read them, once).
 
-    The student controls both sources (``timestamp.txt``, the file's time): the export uses
-    them only when the instructor opts in. Raises ValueError for an impossible time.
+    The student controls both sources: the export uses them only when the instructor opts in.
+    An impossible time in ``timestamp.txt`` is the problem (and no time is kept).
     """
-    if path is None or isinstance(path, Refused):
-        return None, "none"
-    path = Path(path)
-    stamp = path.parent / "timestamp.txt"
-    if stamp.exists() or stamp.is_symlink():
-        try:
-            text = read_submitted_file(stamp, limit=1000).decode("utf-8", "replace")
-        except ValueError:
-            text = ""
-        if text.strip():
-            when, problem = parse_time(text)
-            if problem:
-                raise ValueError(f"timestamp.txt: {problem}")
-            return when.isoformat(), "timestamp.txt"
+    text = stamp.decode("utf-8", "replace") if stamp is not None else ""
+    if text.strip():
+        when, problem = parse_time(text)
+        if problem:
+            return None, "none", clean_text(f"timestamp.txt: {problem}", 300)
+        return when.isoformat(), "timestamp.txt", ""
     try:
-        mtime = os.stat(path, follow_symlinks=False).st_mtime
-        return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time"
-    except (OSError, ValueError, OverflowError):
-        return None, "none"
+        return dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat(), "file time", ""
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None, "none", ""
 
 
 #: The source of a time the LMS's own download records (trusted like ``--times``).
 LMS_SOURCE = "the LMS download"
-
-
-def write_timestamps(out: Path | str, sources: Mapping[str, Path | str | Refused | None],
-                     lms: Mapping[str, Any] | None = None) -> None:
-    """``out/timestamps.json``: ``{student: {"submitted", "time": ISO|None, "source"}}`` (and
-    ``"problem"``: why a time found in the submission was not kept), one student at a time.
-
-    ``lms``: ``{student: LmsEntry}`` of a Canvas or Moodle download: the time its zip records
-    for the file (source :data:`LMS_SOURCE`) and Canvas's late mark (``"lms_late"``) replace
-    what a copy of the file could say."""
-    data = {}
-    lms = lms or {}
-    for student, path in sorted(sources.items()):
-        entry = {"submitted": path is not None and not isinstance(path, Refused),
-                 "time": None, "source": "none"}
-        if student in lms:
-            info = lms[student]
-            entry["lms_late"] = bool(info.late)
-            if info.time:
-                entry["time"], entry["source"] = info.time, LMS_SOURCE
-            data[student] = entry
-            continue
-        try:
-            entry["time"], entry["source"] = submission_time(path)
-        except Exception as exc:  # noqa: BLE001 (one student's file is that student's problem)
-            entry["problem"] = clean_text(str(exc), 300)
-        data[student] = entry
-    write_text(Path(out) / "timestamps.json", json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
