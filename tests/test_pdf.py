@@ -8,6 +8,7 @@ is read back from the PDFs themselves: their text (pypdf), their bookmarks and r
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import time
@@ -45,6 +46,17 @@ TEX_GLYPHS = {r"\theta": "θ", r"\mu": "μ", r"\sigma": "σ", r"\pi": "π", r"\m
 
 
 def _text(path):
+    """The PDF's text, extracted once per session (several tests read the same PDFs, and pypdf
+    takes tens of seconds for the whole book): keyed by the file's size and time, so a file
+    written again is read again."""
+    from pathlib import Path
+
+    stat = Path(path).stat()
+    return _extract_text(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.cache
+def _extract_text(path, size, mtime_ns):
     from pypdf import PdfReader
 
     return "\n".join(page.extract_text() or "" for page in PdfReader(path).pages)

@@ -784,6 +784,11 @@ def _solution_notebook():
     return nb
 
 
+#: The stand-in book is built in tmp_path, apart from the real site: its tests are a unit of
+#: their own for xdist (group "website_standin-book"), so they run beside the real site's.
+STANDIN_GROUP = pytest.mark.xdist_group("standin-book")
+
+
 @pytest.fixture(scope="module")
 def standin_book(tmp_path_factory):
     """A two-chapter book with the course's _config.yml, built in both editions."""
@@ -816,6 +821,7 @@ def _all_text(site):
                      if p.is_file() and p.suffix != ".png")
 
 
+@STANDIN_GROUP
 def test_standin_student_edition_removes_solutions_and_notes(standin_book):
     root, _ = standin_book
     text = _all_text(root / "_build" / "html")
@@ -824,6 +830,7 @@ def test_standin_student_edition_removes_solutions_and_notes(standin_book):
     assert "What is three quarters?" in text  # the exercises themselves stay
 
 
+@STANDIN_GROUP
 def test_standin_instructor_edition_shows_everything(standin_book):
     root, _ = standin_book
     site = root / "_build" / "instructor" / "html"
@@ -835,6 +842,7 @@ def test_standin_instructor_edition_shows_everything(standin_book):
     assert "2.5" in solution_page  # the hidden test's content is kept
 
 
+@STANDIN_GROUP
 def test_standin_shares_the_execution_cache(standin_book):
     """The instructor build executes nothing: the student build has cached both chapters."""
     _, logs = standin_book
@@ -847,6 +855,7 @@ def test_standin_shares_the_execution_cache(standin_book):
         assert f"book/{chapter}: executed in" not in logs[True]
 
 
+@STANDIN_GROUP
 def test_standin_rebuild_executes_only_the_changed_chapter(standin_book):
     root, _ = standin_book
     other = root / "book" / "other.md"
@@ -860,6 +869,7 @@ def test_standin_rebuild_executes_only_the_changed_chapter(standin_book):
         "an unchanged chapter was re-executed"
 
 
+@STANDIN_GROUP
 @needs_chromium
 @pytest.mark.parametrize("instructor", [False, True], ids=["student", "instructor"])
 def test_standin_in_browser(standin_book, instructor, tmp_path):

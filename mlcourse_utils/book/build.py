@@ -68,13 +68,14 @@ def solution_page(notebook: NotebookNode, name: str) -> NotebookNode:
         heading, _, rest = first.source.partition("\n")
         first.source = f"# {title} ({heading[2:].strip()})\n{rest}"
     else:
-        nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {title}"))
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {title}", id="solutions-title"))
     nb.cells.insert(
         1,
         nbformat.v4.new_markdown_cell(
             "*Instructor edition only.* The nbgrader source notebook "
             f"`solutions/{name}/{name}.ipynb` with its solutions and hidden tests, nbgrader's "
-            "markers removed."
+            "markers removed.",
+            id="solutions-note",  # fixed ids: the same page each build, so it is not rewritten
         ),
     )
     return nb

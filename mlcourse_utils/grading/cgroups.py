@@ -14,7 +14,7 @@ Which hierarchy is used is found at run time. cgroup v2 is used where this proce
 container's cgroup namespace); otherwise the v1 hierarchies of those controllers, under this
 process's own cgroup in each (hybrid systems, and containers where we are root). Where neither
 can be written (no cgroups, or an unprivileged user without delegation), :func:`create` returns
-None and the sandbox falls back to per-process rlimits (see ``sandbox.py`` and the README's
+None and the sandbox falls back to per-process rlimits (see ``isolation.py`` and the README's
 "Limits").
 """
 
@@ -139,10 +139,9 @@ class Cgroup:
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup (also ones that left the sandbox's session)."""
-        if self.version == "v2":
-            kill_file = self.folders["memory"] / "cgroup.kill"
+        if self.version == "v2" and "memory" in self.folders:  # none if mkdir failed
             try:
-                kill_file.write_text("1")
+                (self.folders["memory"] / "cgroup.kill").write_text("1")
             except OSError:
                 pass
         for _ in range(50):

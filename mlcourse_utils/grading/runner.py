@@ -1,7 +1,7 @@
 """The program that runs a student's notebook inside the grading sandbox.
 
 The grader starts it as ``python -I -c <this file's text> READ_FD WRITE_FD MODE`` inside fresh
-namespaces and a minimal root, as an unprivileged user (see ``sandbox.py``), which runs
+namespaces and a minimal root, as an unprivileged user (see ``isolation.py``), which runs
 :func:`main`; importing the module only defines it. Its first act is to install a seccomp
 filter; then it executes the cells it is sent and calls answer functions on the inputs it is
 sent, and answers with plain data, each reply carrying its request's id. It must not import

@@ -1,0 +1,82 @@
+"""The Sphinx extension that executes stale chapters in parallel (book/execute.py).
+
+Named test_book_execute because test_execute is grading/execute.py's. Which chapters count as
+stale, and when the extension stays out of MyST-NB's way, are tested here without Sphinx; the
+cold website build that uses it is test_website's.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from mlcourse_utils.book import execute
+
+NOTEBOOK = """\
+---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+# A chapter
+
+```{code-cell} ipython3
+x = 1 + 1
+```
+"""
+
+PLAIN = "# Only text\n\nNo code here.\n"
+
+
+@pytest.fixture
+def env(tmp_path):
+    from myst_nb.core.config import NbParserConfig
+    from myst_parser.config.main import MdParserConfig
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "one.md").write_text(NOTEBOOK)
+    (tmp_path / "book" / "two.md").write_text(NOTEBOOK.replace("1 + 1", "2 + 2"))
+    (tmp_path / "book" / "text.md").write_text(PLAIN)
+    (tmp_path / "book" / "image.png").write_bytes(b"\x89PNG")
+    nb_config = NbParserConfig(execution_mode="cache",
+                               execution_cache_path=str(tmp_path / "cache"))
+    return types.SimpleNamespace(
+        mystnb_config=nb_config, myst_config=MdParserConfig(),
+        doc2path=lambda docname: str(tmp_path / "book" / docname))
+
+
+def test_only_notebooks_with_code_missing_from_the_cache_are_stale(env):
+    docnames = ["two.md", "text.md", "one.md", "image.png", "missing.md"]
+    cache, stale = execute._stale_notebooks(None, env, docnames)
+    assert [docname for docname, *_ in stale] == ["one.md", "two.md"]  # sorted, code only
+    # read as MyST-NB reads them, so the cache key is the one it looks up
+    assert [read_fmt for *_, read_fmt in stale] == [{"type": "plugin", "name": "myst_nb_md"}] * 2
+    assert cache.list_cache_records() == []
+    # once a chapter is in the cache (as the extension puts it there), it is not stale
+    from jupyter_cache.base import CacheBundleIn
+
+    _, path, nb, read_fmt = stale[0]
+    record = cache.add_nb_to_project(str(path), read_data=read_fmt)
+    cache.cache_notebook_bundle(CacheBundleIn(nb, record.uri), check_validity=False)
+    assert [d for d, *_ in execute._stale_notebooks(None, env, docnames)[1]] == ["two.md"]
+
+
+def _app(jobs):
+    return types.SimpleNamespace(config=types.SimpleNamespace(mlcourse_nb_execution_jobs=jobs))
+
+
+def test_nothing_is_run_unless_two_chapters_are_stale_in_cache_mode(env, monkeypatch):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("no parallel execution expected")
+
+    monkeypatch.setattr(execute.concurrent.futures, "ProcessPoolExecutor", no_pool)
+    execute.execute_in_parallel(_app(4), env, ["one.md"])  # one stale chapter
+    execute.execute_in_parallel(_app(1), env, ["one.md", "two.md"])  # one job
+    monkeypatch.setattr(execute, "_stale_notebooks", no_pool)
+    for mode in ("off", "force", "auto"):
+        env.mystnb_config = env.mystnb_config.copy(execution_mode=mode)
+        execute.execute_in_parallel(_app(4), env, ["one.md", "two.md"])

@@ -1,0 +1,91 @@
+"""The student wheel the website offers (book/wheel.py), built from a small made-up repository.
+
+test_install.py builds the real one and installs it; here every field is checked against what
+the fake repository says.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import zipfile
+
+import pytest
+
+from mlcourse_utils.book import wheel as w
+
+PYPROJECT = """\
+[project]
+name = "mlcourse_utils"
+version = "9.8.7"
+requires-python = ">=3.11"
+dependencies = ["numpy>=1.26", "scipy"]
+
+[project.scripts]
+mlcourse = "mlcourse_utils.cli:main"
+"""
+
+
+@pytest.fixture
+def repository(tmp_path):
+    repo = tmp_path / "repo"
+    for rel in w.STUDENT_FILES:
+        path = repo / "mlcourse_utils" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {rel}\n")
+    (repo / "mlcourse_utils" / "bayes.py").write_text("def posterior(): ...\n")  # a chapter
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    (repo / "LICENSE").write_text("the licence\n")
+    return repo
+
+
+def test_version_and_file_name_carry_the_student_label():
+    assert w.student_version("1.2.3") == "1.2.3+student"
+    assert w.student_wheel_name("1.2.3") == "mlcourse_utils-1.2.3+student-py3-none-any.whl"
+
+
+def test_the_wheel_holds_the_student_files_and_its_metadata(repository, tmp_path):
+    path = w.build_student_wheel(tmp_path / "out", repository)
+    assert path == tmp_path / "out" / "mlcourse_utils-9.8.7+student-py3-none-any.whl"
+    info = "mlcourse_utils-9.8.7+student.dist-info"
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        assert names == [f"mlcourse_utils/{rel}" for rel in w.STUDENT_FILES] + [
+            f"{info}/METADATA", f"{info}/WHEEL", f"{info}/entry_points.txt", f"{info}/LICENSE",
+            f"{info}/RECORD"]
+        assert zf.read("mlcourse_utils/cli.py") == b"# cli.py\n"
+        metadata = zf.read(f"{info}/METADATA").decode()
+        assert metadata.startswith("Metadata-Version: 2.1\nName: mlcourse_utils\n"
+                                   "Version: 9.8.7+student\n")
+        assert "Requires-Python: >=3.11\n" in metadata
+        assert "Requires-Dist: numpy>=1.26\nRequires-Dist: scipy\n" in metadata
+        assert "Tag: py3-none-any\n" in zf.read(f"{info}/WHEEL").decode()
+        assert zf.read(f"{info}/entry_points.txt").decode() == \
+            "[console_scripts]\nmlcourse = mlcourse_utils.cli:main\n"
+        record = list(csv.reader(io.StringIO(zf.read(f"{info}/RECORD").decode())))
+        assert record[-1] == [f"{info}/RECORD", "", ""]
+        for name, digest, size in record[:-1]:
+            data = zf.read(name)
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            assert digest == "sha256=" + expected.decode() and int(size) == len(data)
+        assert {r[0] for r in record} == set(names)
+        assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in zf.infolist())
+
+
+def test_a_rebuild_keeps_the_file_and_a_new_version_replaces_the_old(repository, tmp_path):
+    out = tmp_path / "out"
+    first = w.build_student_wheel(out, repository)
+    stamp = first.stat().st_mtime_ns
+    (out / "unrelated.txt").write_text("kept")
+    assert w.build_student_wheel(out, repository) == first
+    assert first.stat().st_mtime_ns == stamp  # same bytes: not written again
+    (repository / "pyproject.toml").write_text(PYPROJECT.replace("9.8.7", "9.9.0"))
+    second = w.build_student_wheel(out, repository)
+    assert sorted(p.name for p in out.iterdir()) == [second.name, "unrelated.txt"]
+
+
+def test_without_pyproject_the_error_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"pyproject.toml does not exist"):
+        w.build_student_wheel(tmp_path / "out", tmp_path)
