@@ -308,7 +308,7 @@ def _warm_up_grader(assignment):
     that needs it (which reports it as now)."""
     import importlib
 
-    from .report import _template
+    from . import report
 
     for name in imported_by([*assignment.setup, *(t.source for t in assignment.tests)]):
         try:
@@ -316,7 +316,7 @@ def _warm_up_grader(assignment):
         except Exception:  # noqa: BLE001 (e.g. `from numpy import pi`: not a module)
             pass
     with contextlib.suppress(Exception):
-        _template()
+        report.warm_up()
 
 
 def _peak_memory_mb():

@@ -30,6 +30,12 @@ def _template():
     return env.get_template("feedback.html")
 
 
+def warm_up() -> None:
+    """Load and compile the feedback page's template now (``mlcourse grade`` does it in a thread
+    while the defences are probed, so the first students do not wait for it)."""
+    _template()
+
+
 def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str,
                    manual: Mapping[str, tuple[float | None, str]] | None = None,
                    late: Mapping[str, Any] | None = None) -> None:
