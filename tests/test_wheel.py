@@ -89,3 +89,31 @@ def test_a_rebuild_keeps_the_file_and_a_new_version_replaces_the_old(repository,
 def test_without_pyproject_the_error_names_it(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"pyproject.toml does not exist"):
         w.build_student_wheel(tmp_path / "out", tmp_path)
+
+
+def test_every_module_a_student_file_imports_is_in_the_wheel():
+    """The student wheel is a fixed list of files: a module that one of them imports at module
+    level (``from .text import clean_text``) and that the list lacks breaks `mlcourse check` on
+    the student's laptop. Read each file's top-level imports (not those inside functions, which
+    are the optional commands' lazy imports) and resolve relative ones."""
+    import ast
+
+    missing = []
+    for rel in w.STUDENT_FILES:
+        path = w.PACKAGE / rel
+        package = ["mlcourse_utils", *rel.split("/")[:-1]]
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - node.level + 1]
+                targets = [[*base, *node.module.split(".")]] if node.module else \
+                    [[*base, alias.name] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mlcourse_"):
+                targets = [node.module.split(".")]
+            else:
+                continue
+            for parts in targets:
+                inside = parts[1:]
+                candidates = ["/".join(inside) + ".py", "/".join([*inside, "__init__.py"])]
+                if not any(c in w.STUDENT_FILES for c in candidates):
+                    missing.append((rel, ".".join(parts)))
+    assert missing == []

@@ -44,6 +44,7 @@ STUDENT_FILES = (
     "grading/notebook.py",
     "grading/names.py",
     "grading/protocol.py",
+    "grading/text.py",
     "grading/selfcheck.py",
 )
 
