@@ -37,10 +37,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import cgroups
+from . import cgroups, zygote
 from .protocol import SandboxError
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -53,6 +54,11 @@ NOFILE_MAX = 256
 FSIZE_MAX = 64 * 2**20
 #: The unprivileged user that runs student code where the grader is root.
 NOBODY = 65534
+#: The sandbox's whole environment (nothing of the grader's).
+ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+       "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+       "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
+       "IPYTHONDIR": "/tmp/work/.ipython"}
 DECOY = '''"""Stand-in for the reference package while a notebook is graded."""
 import os, json, struct, sys
 try:
@@ -121,7 +127,9 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
     mount point only inside this mount namespace), switches to it with ``pivot_root``, and
-    starts the runner as ``uid`` without capabilities.
+    starts the runner as ``uid`` without capabilities. With ``mode`` "zygote" it starts the
+    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone), as the
+    namespace's root: the runner in each sandbox forked from it drops to ``uid`` itself.
     """
     q = shlex.quote
     r = q(str(root))
@@ -137,7 +145,8 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
         "mount --make-rprivate /",
         f"mount -n -t tmpfs -o size=16m,mode=755 mlcourse-root {r}",
-        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old {early}".rstrip(),
+        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old {early}".rstrip()
+        + (f" {r}/.scratch" if mode == "zygote" else ""),
         # /tmp first: the environment may live under /tmp (CI clones there) and is bound on top.
         f"mount -n -t tmpfs -o size=512m,mode=1777,nosuid,nodev mlcourse-tmp {r}/tmp",
         f"mkdir -m 700 {r}/tmp/work" if uid is None else
@@ -177,6 +186,9 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "umount -n -l /.old",
         "cd /tmp/work",
     ]
+    if mode == "zygote":
+        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
+        return "\n".join(lines)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
@@ -222,8 +234,9 @@ class Process:
     the fallback), its limits (rlimits, a cgroup), its folders, and why it ended."""
 
     def __init__(self, hidden: list[Path], memory_mb: int, isolate: bool, use_cgroups: bool,
-                 probe: bool) -> None:
+                 probe: bool, preload: Sequence[str] = ()) -> None:
         self.hidden = hidden
+        self.preload = list(preload)  # modules the prepared image imports (instructor's)
         self.memory_mb = memory_mb
         self.isolate = isolate
         self.use_cgroups = use_cgroups
@@ -239,16 +252,16 @@ class Process:
         """Start the runner: it reads requests from ``to_child_r``, writes replies to
         ``from_child_w``, and prints to ``out_w`` (the caller closes its copies)."""
         runner_code = RUNNER.read_text()
-        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8",
-               "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
-               "IPYTHONDIR": "/tmp/work/.ipython"}
+        env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
         self.cgroup = cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None
         joins = self.cgroup.procs_files() if self.cgroup else []
         # Without a pids cgroup, cap processes per user (shared by the sandboxes of one run).
         limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)
         preexec = None
+        if flags is not None and os.geteuid() == 0 and zygote.enabled() and \
+                self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w)):
+            return
         if flags is not None:
             self.mode = "namespace"
             self._root = tempfile.mkdtemp(prefix="mlcourse-root-")
@@ -284,9 +297,47 @@ class Process:
             pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
         )
 
+    def _fork(self, flags, limits, joins, fds) -> bool:
+        """Fork the sandbox from the prepared image for these folders (``zygote.py``); False
+        where the image cannot start or fork (the caller then starts it from scratch)."""
+        binds = _environment_paths(self.hidden)
+        runner_code = RUNNER.read_text()
+
+        def start():
+            root = tempfile.mkdtemp(prefix="mlcourse-root-")  # (an empty mount point)
+            try:
+                return zygote.Zygote.start(flags, lambda fd: _setup_script(
+                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote"), ENV)
+            finally:
+                try:
+                    os.rmdir(root)
+                except OSError:
+                    pass
+
+        spec = {"uid": NOBODY, "mode": "namespace-probe" if self.probe else "namespace",
+                "rlimits": [[f"RLIMIT_{_PRLIMIT_NAMES[res].upper()}", v] for res, v in limits],
+                "tmp_binds": [str(b) for b in binds if _is_within(b, "/tmp") and
+                              not _is_within("/tmp", b)],
+                "preload": self.preload}
+        joined = []
+        try:
+            for path in joins:
+                joined.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
+            image = zygote.image_for((tuple(binds), NOBODY, runner_code), start)
+            self.proc = image.spawn([*fds, *joined], spec)
+        except (OSError, zygote.ZygoteError):
+            return False
+        finally:
+            for fd in joined:
+                os.close(fd)
+        self.mode = "namespace"
+        return True
+
     def stop(self) -> None:
         """Kill the process (its session, and what left it but not its cgroup) and reap it."""
-        if self.proc is not None and self.proc.poll() is None:
+        if isinstance(self.proc, zygote.ZygoteChild):
+            self.proc.kill()  # (its whole PID namespace)
+        elif self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:

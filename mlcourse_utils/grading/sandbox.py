@@ -210,12 +210,15 @@ class Sandbox:
 
     def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
                  startup_timeout: float = 60, isolate: bool = True,
-                 use_cgroups: bool = True, probe: bool = False) -> None:
+                 use_cgroups: bool = True, probe: bool = False,
+                 preload: Iterable[str] = ()) -> None:
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
-        # probe: start only far enough to report the defences, then exit
-        self._process = Process(self.hidden, memory_mb, isolate, use_cgroups, probe)
+        # probe: start only far enough to report the defences, then exit; preload: modules
+        # (the solution's imports) that a prepared image imports before forking sandboxes
+        self._process = Process(self.hidden, memory_mb, isolate, use_cgroups, probe,
+                                list(preload))
         self._channel = None
         self.events = []
         self.info = {}

@@ -1,0 +1,204 @@
+"""The prepared image that grading sandboxes are forked from (the grader's side).
+
+Starting a sandbox used to mean starting Python in it and importing numpy, IPython and what
+the solution imports: about half a second of CPU per student, more than the rest of its
+grading. Instead, the grader starts one image per set of bound folders: ``runner.py`` in mode
+``zygote``, run as root of fresh namespaces inside the minimal root that ``isolation.py``'s
+set-up script builds (the same mounts, decoy and read-only environment as every sandbox). It
+imports all that once and then, per sandbox, forks a child that leaves for namespaces of its
+own (mount, PID, IPC, UTS, network) with a fresh ``/tmp`` and ``/dev/shm``, joins the
+student's cgroup, and as PID 1 of its PID namespace starts the runner, which becomes nobody
+with no capabilities and no_new_privs and installs the seccomp filter before it answers
+(``runner.py``, "the prepared image"). The image never runs student code; each sandbox is
+the same as one started from scratch, only sooner.
+
+Used where the grader is root and namespaces work (``isolation.Process``); anything else, or
+an image that fails, falls back to starting each sandbox from scratch. ``MLCOURSE_ZYGOTE=0`` in
+the environment turns it off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+#: Seconds the image may take to start and import (once per grading run).
+START_TIMEOUT = 120.0
+#: Seconds one request may take (a spawn forks twice and mounts a few file systems).
+REQUEST_TIMEOUT = 30.0
+
+
+class ZygoteError(RuntimeError):
+    """The image could not start or answer (the caller starts the sandbox from scratch)."""
+
+
+def enabled() -> bool:
+    """Whether sandboxes may be forked from a prepared image (``MLCOURSE_ZYGOTE=0``: never)."""
+    return os.environ.get("MLCOURSE_ZYGOTE", "1") != "0"
+
+
+class Zygote:
+    """One running image, for sandboxes whose minimal root binds ``binds`` and whose runner
+    becomes ``uid``. Thread-safe: one request at a time, each with a deadline."""
+
+    def __init__(self, command: list[str], control: socket.socket,
+                 proc: subprocess.Popen[bytes], log: Any) -> None:
+        self._control, self.proc, self._log = control, proc, log
+        self._lock = threading.Lock()
+        self.broken = ""
+
+    @classmethod
+    def start(cls, flags: Sequence[str], script_for: Any, env: dict[str, str]) -> Zygote:
+        """Start an image: ``unshare FLAGS sh -c SCRIPT`` where ``script_for(fd)`` is the set-up
+        script ending in the runner's zygote mode on control descriptor ``fd``."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        log = tempfile.TemporaryFile(prefix="mlcourse-zygote-")  # (its own words only)
+        try:
+            command = ["unshare", *flags, "sh", "-c", script_for(theirs.fileno())]
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                    pass_fds=(theirs.fileno(),), cwd="/", env=env,
+                                    start_new_session=True)
+        except OSError as exc:
+            ours.close()
+            log.close()
+            raise ZygoteError(f"the prepared image could not start ({exc})") from None
+        finally:
+            theirs.close()
+        image = cls(command, ours, proc, log)
+        try:
+            reply = image._receive(time.monotonic() + START_TIMEOUT)
+        except ZygoteError as exc:
+            image.close()
+            raise ZygoteError(f"{exc}: {image._said()}") from None
+        if reply.get("ready") is not True:
+            image.close()
+            raise ZygoteError(f"the prepared image did not start: {image._said()}")
+        return image
+
+    def _said(self) -> str:
+        try:
+            self._log.seek(0)
+            text = self._log.read()[-2000:].decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            text = ""
+        return text.splitlines()[-1] if text else "no message"
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        self._control.settimeout(max(0.0, deadline - time.monotonic()))
+        try:
+            data = self._control.recv(1 << 16)
+        except (OSError, TimeoutError) as exc:
+            raise ZygoteError(f"the prepared image did not answer ({exc})") from None
+        if not data:
+            raise ZygoteError("the prepared image has ended")
+        reply = json.loads(data)
+        if "error" in reply:
+            raise ZygoteError(f"the prepared image failed: {reply['error']}")
+        return reply
+
+    def request(self, message: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        """Send one request (with descriptors) and return its reply; ZygoteError otherwise."""
+        with self._lock:
+            if self.broken:
+                raise ZygoteError(self.broken)
+            try:
+                socket.send_fds(self._control, [json.dumps(message).encode()], list(fds))
+                return self._receive(time.monotonic() + REQUEST_TIMEOUT)
+            except (OSError, ZygoteError, ValueError) as exc:
+                self.broken = str(exc)
+                raise ZygoteError(self.broken) from None
+
+    def spawn(self, fds: Sequence[int], spec: dict[str, Any]) -> ZygoteChild:
+        """Fork a sandbox: ``fds`` are its request pipe's read end, its reply pipe's write end,
+        its output pipe's write end and then the cgroup files it joins (opened for writing);
+        ``spec`` has ``uid``, ``rlimits``, ``mode``, ``tmp_binds`` and ``preload``."""
+        reply = self.request({"op": "spawn", "spec": spec, "preload": spec.get("preload", [])},
+                             fds)
+        if "pid" not in reply:
+            raise ZygoteError(f"the prepared image could not fork a sandbox (status "
+                              f"{reply.get('failed')})")
+        return ZygoteChild(self, int(reply["pid"]))
+
+    def close(self) -> None:
+        """End the image (and with it any sandbox still forked from it)."""
+        self.broken = self.broken or "closed"
+        try:
+            self._control.close()
+        except OSError:
+            pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self._log.close()
+
+
+class ZygoteChild:
+    """A sandbox forked from an image, with the parts of ``subprocess.Popen`` that
+    ``isolation.Process`` uses: ``pid`` (in the image's namespace), ``poll``, ``wait``,
+    ``kill`` and ``returncode`` (a shell's: 128 + N when the runner died of signal N)."""
+
+    def __init__(self, image: Zygote, pid: int) -> None:
+        self.image, self.pid = image, pid
+        self.returncode = None
+
+    def _ask(self, op):
+        if self.returncode is None:
+            try:
+                code = self.image.request({"op": op, "pid": self.pid}).get("returncode")
+            except ZygoteError:  # the image is gone, and every sandbox with it
+                code = -9
+            if code is not None or op == "kill":
+                self.returncode = -9 if code is None else int(code)
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self._ask("poll")
+
+    def kill(self) -> None:
+        """End the sandbox (its whole PID namespace) and reap it."""
+        self._ask("kill")
+
+    def wait(self, timeout: float | None = None) -> int:
+        end = None if timeout is None else time.monotonic() + timeout
+        pause = 0.002
+        while self.poll() is None:
+            if end is not None and time.monotonic() >= end:
+                raise subprocess.TimeoutExpired("sandbox", timeout)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        return self.returncode
+
+
+_images: dict[tuple[Any, ...], Zygote] = {}
+_images_lock = threading.Lock()
+
+
+def image_for(key: tuple[Any, ...], start: Any) -> Zygote:
+    """The running image for ``key`` (started with ``start()`` on first use, or again after
+    it broke); ZygoteError when it cannot start."""
+    with _images_lock:
+        image = _images.get(key)
+        if image is None or image.broken or image.proc.poll() is not None:
+            if image is not None:
+                image.close()
+            image = _images[key] = start()
+        return image
+
+
+@atexit.register
+def close_all() -> None:
+    """End every image (at exit; a sandbox still running ends with its image)."""
+    with _images_lock:
+        for image in _images.values():
+            image.close()
+        _images.clear()
+
+
