@@ -347,15 +347,18 @@ DEFENCES = {
 }
 
 
-def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = ()) -> dict[str, bool]:
-    """Which of :data:`DEFENCES` a sandbox gets on this machine, found by starting one.
+def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = (),
+             preload: Iterable[str] = ()) -> dict[str, bool]:
+    """Which of :data:`DEFENCES` a sandbox gets on this machine, found by starting one (from
+    the prepared image where there is one, which then imports ``preload`` at once).
 
     Without namespaces, cgroups or root, the sandbox still runs, with fewer defences: this
     says which (``mlcourse grade`` prints it, records it in ``results.json`` and, with
     ``--require-isolation``, refuses to grade when one is missing).
     """
     flags = namespace_flags()
-    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True)
+    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True,
+                  preload=preload)
     try:
         box.start()
         info, mode = dict(box.info), box.mode
