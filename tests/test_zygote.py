@@ -98,7 +98,7 @@ def test_two_sandboxes_from_one_image_share_nothing():
         assert a["tmp"] == ["mark", "work"] and a["shm"] == ["mark"]
         assert b["tmp"] == ["work"] and b["shm"] == []
         assert a["net"] != b["net"] and a["mnt"] != b["mnt"]
-        assert a["random"] != b["random"]  # (numpy's global generator is seeded per sandbox)
+        assert a["random"] != b["random"]  # (numpy reseeds its global generator in a fork)
         assert second.call("reach_marks", (), {}, 30)[0] == "ConnectionRefusedError"
         assert first.call("reach_marks", (), {}, 30)[0] == "connected"  # (the probe works)
         first.kill()

@@ -819,7 +819,6 @@ def _become_runner(libc, spec, read_fd, write_fd):
     for name, value in spec["rlimits"]:
         resource.setrlimit(getattr(resource, name), (value, value))
     _drop_privileges(libc, spec["uid"])
-    np.random.seed()  # (the global generator is not the image's: fresh entropy, as at import)
     sys.argv = ["-c", str(read_fd), str(write_fd), spec["mode"]]
     main(sys.argv[1:])
 
