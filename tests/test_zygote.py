@@ -39,6 +39,9 @@ def probe():
         'net': os.stat('/proc/self/ns/net').st_ino, 'mnt': os.stat('/proc/self/ns/mnt').st_ino,
         'tmp': sorted(os.listdir('/tmp')), 'shm': sorted(os.listdir('/dev/shm')),
         'random': np.random.random(), 'cwd': os.getcwd(),
+        'mounted': [line.split()[4] for line in open('/proc/self/mountinfo')],
+        'environ': len(open('/proc/self/environ', 'rb').read()) > 0,
+        'oldpwd': os.environ.get('OLDPWD'),
     }
 def leave_marks():
     open('/tmp/mark', 'w').write('x')
@@ -80,6 +83,10 @@ def test_a_forked_sandbox_is_the_runner_as_nobody_with_nothing_of_the_image():
         assert seen["pid"] == 2 and seen["procs"] == ["1", "2"]
         assert len(seen["fds"]) == 5 and seen["fds"][:3] == [0, 1, 2]
         assert seen["cwd"] == "/tmp/work" and seen["tmp"] == ["work"]
+        # The image's /tmp, /dev/shm and /proc are detached, not merely covered; the process
+        # reads its own /proc files as one started from scratch does.
+        assert [seen["mounted"].count(m) for m in ("/tmp", "/dev/shm", "/proc")] == [1, 1, 1]
+        assert seen["environ"] and seen["oldpwd"] is None
         if box.info["cgroup"]:  # in the cgroup the grader made for it, in every hierarchy
             names = {folder.name for folder in box._process.cgroup.folders.values()}
             wanted = set(box.info["cgroup_controllers"]) if box.info["cgroup"] == "v1" else {""}
@@ -184,7 +191,8 @@ def test_preloaded_modules_are_imported_in_the_image_before_the_sandbox_is_forke
     loaded = ("import sys\ndef loaded():\n"
               "    return ['colorsys' in sys.modules, 'no_such_module_anywhere' in sys.modules]\n")
     for preload, expected in (([], [False, False]),
-                              (["colorsys", "no_such_module_anywhere"], [True, False])):
+                              (["colorsys", "no_such_module_anywhere"], [True, False]),
+                              ([], [False, False])):  # (one image per list of imports)
         box = Sandbox(memory_mb=1024, preload=preload).start()
         try:
             assert isinstance(box.proc, zygote.ZygoteChild)
@@ -193,3 +201,52 @@ def test_preloaded_modules_are_imported_in_the_image_before_the_sandbox_is_forke
             assert box.call("loaded", (), {}, 30)[0] == expected
         finally:
             box.kill()
+
+
+def _image_process():
+    """The process of the prepared image of sandboxes started with no imports (the child of
+    its ``unshare``)."""
+    _box().kill()
+    image = next(im for key, im in zygote._images.items() if key[-1] == () and not im.broken)
+    pid = image.proc.pid
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return image, int(children[0])
+
+
+def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatch):
+    """A spawn the grader gave up on must not be carried out later on the same pipes: the
+    image is ended, and the sandbox starts from scratch on new ones."""
+    import signal
+
+    image, pid = _image_process()
+    monkeypatch.setattr(zygote, "REQUEST_TIMEOUT", 1.0)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        box = Sandbox(memory_mb=1024).start()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    try:
+        assert isinstance(box.proc, subprocess.Popen) and image.broken
+        assert image.proc.poll() is not None
+        for i in range(10):  # (two runners on one pipe would answer some of these)
+            error, _ = box.exec_cell(f"def f():\n    return {i}\n", 30)
+            assert error is None, error
+            assert box.call("f", (), {}, 30)[0] == i
+    finally:
+        box.kill()
+
+
+def test_a_busy_image_does_not_slow_a_running_sandbox():
+    """Whether a sandbox still runs is read from its death pipe, not asked of the image."""
+    import signal
+
+    box = _box()
+    image, pid = _image_process()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        error, _ = box.exec_cell("x = 1", 2)
+        assert error is None and box.call("probe", (), {}, 2)[0]["pid"] == 2
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        box.kill()
+    assert box.proc.returncode is not None

@@ -29,6 +29,7 @@ why it ended.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import resource
 import shlex
@@ -122,14 +123,14 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", preload=()):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
     mount point only inside this mount namespace), switches to it with ``pivot_root``, and
     starts the runner as ``uid`` without capabilities. With ``mode`` "zygote" it starts the
-    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone), as the
-    namespace's root: the runner in each sandbox forked from it drops to ``uid`` itself.
+    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone; it imports
+    ``preload``), as the namespace's root: each sandbox forked from it drops to ``uid`` itself.
     """
     q = shlex.quote
     r = q(str(root))
@@ -187,8 +188,11 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "cd /tmp/work",
     ]
     if mode == "zygote":
-        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
+        lines += ["unset OLDPWD",
+                  f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
+                  f"{q(json.dumps(list(preload)))}"]
         return "\n".join(lines)
+    lines.append("unset OLDPWD")  # (the host's name of the root folder)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
@@ -248,9 +252,12 @@ class Process:
         self._root = None
         self._scratch = None
 
-    def spawn(self, to_child_r: int, from_child_w: int, out_w: int) -> None:
+    def spawn(self, to_child_r: int, from_child_w: int, out_w: int,
+              from_image: bool = True) -> bool:
         """Start the runner: it reads requests from ``to_child_r``, writes replies to
-        ``from_child_w``, and prints to ``out_w`` (the caller closes its copies)."""
+        ``from_child_w``, and prints to ``out_w`` (the caller closes its copies). It is forked
+        from the prepared image where there is one (``from_image``); False when that failed:
+        call again with new pipes and ``from_image=False``."""
         runner_code = RUNNER.read_text()
         env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
@@ -259,9 +266,8 @@ class Process:
         # Without a pids cgroup, cap processes per user (shared by the sandboxes of one run).
         limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)
         preexec = None
-        if flags is not None and os.geteuid() == 0 and zygote.enabled() and \
-                self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w)):
-            return
+        if from_image and flags is not None and os.geteuid() == 0 and zygote.enabled():
+            return self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w))
         if flags is not None:
             self.mode = "namespace"
             self._root = tempfile.mkdtemp(prefix="mlcourse-root-")
@@ -296,18 +302,22 @@ class Process:
             cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, cwd=cwd, env=env,
             pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
         )
+        return True
 
     def _fork(self, flags, limits, joins, fds) -> bool:
-        """Fork the sandbox from the prepared image for these folders (``zygote.py``); False
-        where the image cannot start or fork (the caller then starts it from scratch)."""
+        """Fork the sandbox from the prepared image for these folders and imports
+        (``zygote.py``); False where the image cannot start or fork (the caller then starts it
+        from scratch, on new pipes: a fork that comes late dies on the old ones)."""
         binds = _environment_paths(self.hidden)
         runner_code = RUNNER.read_text()
+        preload = sorted(set(self.preload))
 
         def start():
             root = tempfile.mkdtemp(prefix="mlcourse-root-")  # (an empty mount point)
             try:
                 return zygote.Zygote.start(flags, lambda fd: _setup_script(
-                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote"), ENV)
+                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote",
+                    preload), ENV)
             finally:
                 try:
                     os.rmdir(root)
@@ -317,15 +327,16 @@ class Process:
         spec = {"uid": NOBODY, "mode": "namespace-probe" if self.probe else "namespace",
                 "rlimits": [[f"RLIMIT_{_PRLIMIT_NAMES[res].upper()}", v] for res, v in limits],
                 "tmp_binds": [str(b) for b in binds if _is_within(b, "/tmp") and
-                              not _is_within("/tmp", b)],
-                "preload": self.preload}
+                              not _is_within("/tmp", b)]}
         joined = []
         try:
             for path in joins:
                 joined.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
-            image = zygote.image_for((tuple(binds), NOBODY, runner_code), start)
+            image = zygote.image_for((tuple(binds), NOBODY, runner_code, tuple(preload)), start)
             self.proc = image.spawn([*fds, *joined], spec)
         except (OSError, zygote.ZygoteError):
+            if self.cgroup is not None:
+                self.cgroup.kill()  # (whatever of a failed fork joined it)
             return False
         finally:
             for fd in joined:

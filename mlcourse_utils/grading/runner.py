@@ -698,7 +698,7 @@ _CLONE_NEWPID, _CLONE_NEWNET = 0x20000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_MOVE, _MS_REC, _MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT = 38, 24, 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_PR_CAP_AMBIENT_CLEAR_ALL, _PR_SET_DUMPABLE, _MNT_DETACH = 4, 4, 2
 #: Where a child builds its fresh /tmp before moving it over the image's.
 _SCRATCH = "/.scratch"
 
@@ -709,6 +709,7 @@ def _libc():
                            ctypes.c_char_p]
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
                            ctypes.c_ulong]
+    libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
     return libc
 
 
@@ -725,11 +726,13 @@ def _mount(libc, source, target, fstype, flags, data=None):
 
 
 def _own_namespaces(libc, spec):
-    """In the child: join the cgroup, leave for new namespaces, and mount a fresh /tmp (with
-    the environment's folders under /tmp bound again, read-only) and /dev/shm."""
+    """In the child: join the cgroup, leave for new namespaces, and replace the image's /tmp
+    (keeping the environment's folders under it, bound read-only) and /dev/shm by fresh ones;
+    the image's are detached, not merely covered."""
     for fd in spec["cgroup_fds"]:
         os.write(fd, b"0")  # "0": the writing process (cgroup v1 and v2)
         os.close(fd)
+    os.chdir("/")
     _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS
                         | _CLONE_NEWNET), "unshare")
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
@@ -744,7 +747,9 @@ def _own_namespaces(libc, spec):
         _mount(libc, path, target, None, _MS_BIND | _MS_REC)
         _mount(libc, None, target, None,
                _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+    _check(libc.umount2(b"/tmp", _MNT_DETACH), "detach the image's /tmp")
     _mount(libc, _SCRATCH, "/tmp", None, _MS_MOVE)
+    _check(libc.umount2(b"/dev/shm", _MNT_DETACH), "detach the image's /dev/shm")
     _mount(libc, "shm", "/dev/shm", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")
 
 
@@ -771,6 +776,9 @@ def _drop_privileges(libc, uid):
            "clear the capabilities")
     _check(libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient")
     _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    # Dumpable, as after an exec (a uid change clears it): the process reads its own /proc
+    # files as one started from scratch does; ptrace stays refused by the filter.
+    _check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
     with open("/proc/self/status") as fh:
         status = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
     want = str(0 if uid is None else uid)
@@ -783,9 +791,11 @@ def _drop_privileges(libc, uid):
 
 
 def _init(libc, spec, read_fd, write_fd):
-    """PID 1 of the child's PID namespace: mount its /proc, start the runner, reap whatever
-    is orphaned, and exit as the runner did (128 + N for signal N, as a shell reports it);
-    everything left in the namespace dies with it."""
+    """PID 1 of the child's PID namespace: mount its own /proc (the image's detached), start
+    the runner, reap whatever is orphaned, and exit as the runner did (128 + N for signal N,
+    as a shell reports it); everything left in the namespace dies with it. It keeps the
+    grader's death pipe open until then."""
+    _check(libc.umount2(b"/proc", _MNT_DETACH), "detach the image's /proc")
     _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     runner = os.fork()
     if runner == 0:
@@ -825,9 +835,11 @@ def _become_runner(libc, spec, read_fd, write_fd):
 
 def _spawn_child(libc, spec, fds, report_fd):
     """The forked child (never returns): its namespaces, then PID 1 of the new PID namespace;
-    it writes that process's PID to ``report_fd`` and exits."""
+    it writes that process's PID to ``report_fd`` and exits. ``fds``: the request pipe's read
+    end, the reply pipe's write end, the output pipe's write end, the death pipe's write end
+    (held by PID 1 until it exits), then the cgroup files to join."""
     try:
-        read_fd, write_fd, out_fd = fds[:3]
+        read_fd, write_fd, out_fd, death_fd = fds[:4]
         os.dup2(out_fd, 1)  # (what goes wrong from here on is in the sandbox's output)
         os.dup2(out_fd, 2)
         os.close(out_fd)
@@ -848,11 +860,13 @@ def _spawn_child(libc, spec, fds, report_fd):
             os._exit(111)
 
 
-def zygote(control_fd: int) -> None:
-    """The prepared image: serve the grader's requests on ``control_fd`` (a SEQPACKET socket)
-    until it closes. ``{"op": "spawn", ...}`` with the sandbox's pipes and cgroup files as
-    descriptors forks a sandbox and answers its PID here; ``kill`` and ``poll`` end or ask
-    after one (its status: what ``waitpid`` says, shell-style codes included)."""
+def zygote(control_fd: int, preload: list[str]) -> None:
+    """The prepared image: import ``preload`` (the solution's imports), then serve the
+    grader's requests on ``control_fd`` (a SEQPACKET socket) until it closes, one at a time and
+    never waiting on a sandbox. ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
+    cgroup files as descriptors forks a sandbox and answers its PID here; ``kill`` sends it
+    SIGKILL and ``poll`` asks after it: ``returncode`` is None until it has ended and been
+    reaped (shell-style codes included)."""
     import importlib
     import select
     import signal
@@ -860,16 +874,20 @@ def zygote(control_fd: int) -> None:
     import threading
 
     prepare()
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001, S110 (e.g. `from scipy.special import gammaln`)
+            pass
     sock = socket.socket(fileno=control_fd)
     libc = _libc()
-    loaded = set()
     alive = {}  # sandbox PID -> None while it runs, its returncode once reaped
     sock.send(json.dumps({"ready": True}).encode())
 
-    def reap(pid, block=False):
+    def reap(pid):
         if alive.get(pid, 0) is None:
             try:
-                done, status = os.waitpid(pid, 0 if block else os.WNOHANG)
+                done, status = os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 done, status = pid, 0
             if done:
@@ -889,19 +907,14 @@ def zygote(control_fd: int) -> None:
             request = json.loads(message)
             op = request.get("op")
             if op == "spawn":
-                for name in request.get("preload", []):
-                    if name not in loaded:  # (the instructor's solution's imports)
-                        loaded.add(name)
-                        try:
-                            importlib.import_module(name)
-                        except BaseException:  # noqa: BLE001, S110
-                            pass
                 if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
                     raise RuntimeError("the prepared image has started a thread")
                 report_r, report_w = os.pipe()
-                spec = dict(request["spec"], cgroup_fds=fds[3:])
+                spec = dict(request["spec"], cgroup_fds=fds[4:])
                 child = os.fork()
                 if child == 0:
+                    alive.clear()  # (nothing of the other sandboxes stays in this one)
+                    message = request = None
                     os.close(report_r)
                     sock.close()
                     _spawn_child(libc, spec, fds, report_w)
@@ -915,17 +928,20 @@ def zygote(control_fd: int) -> None:
                 os.close(report_r)
                 os.kill(child, signal.SIGKILL)  # (exited already, unless it hung)
                 _, status = os.waitpid(child, 0)
-                if got.isdigit():
+                if got.isdigit() and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
                     alive[int(got)] = None
                     reply = {"pid": int(got)}
                 else:
+                    if got.isdigit():  # (a child cut short after its fork: none of it runs)
+                        os.kill(int(got), signal.SIGKILL)
+                        alive[int(got)] = None
                     reply = {"failed": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}
             elif op in ("kill", "poll"):
                 pid = int(request["pid"])
                 if op == "kill" and alive.get(pid, 0) is None:
                     os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: all of it dies
-                reply = {"returncode": reap(pid, block=op == "kill")}
-                if op == "kill":
+                reply = {"returncode": reap(pid)}
+                if reply["returncode"] is not None:
                     alive.pop(pid, None)
         except Exception as exc:  # noqa: BLE001
             reply = {"error": f"{type(exc).__name__}: {exc}"}
@@ -964,7 +980,7 @@ def main(argv: list[str] | None = None) -> None:
     global SECCOMP, _in, _out
     args = sys.argv[1:] if argv is None else list(argv)
     if args[1:2] == ["zygote"]:  # (no filter: its children make namespaces and mounts)
-        zygote(int(args[0]))
+        zygote(int(args[0]), json.loads(args[2]))
     SECCOMP = _install_seccomp([int(a) for a in args[:2] if a.isdigit()])  # before anything
     read_fd, write_fd, mode = int(args[0]), int(args[1]), args[2]
     probe = mode.endswith("-probe")  # only say which defences hold, then exit

@@ -235,13 +235,18 @@ class Sandbox:
     # -- lifecycle
     def start(self, deadline: float | None = None) -> Sandbox:
         """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        out_r, out_w = os.pipe()
-        try:
-            self._process.spawn(to_child_r, from_child_w, out_w)
-        finally:
-            for fd in (to_child_r, from_child_w, out_w):
+        for from_image in (True, False):  # (a failed fork from the image: from scratch)
+            to_child_r, to_child_w = os.pipe()
+            from_child_r, from_child_w = os.pipe()
+            out_r, out_w = os.pipe()
+            try:
+                started = self._process.spawn(to_child_r, from_child_w, out_w, from_image)
+            finally:
+                for fd in (to_child_r, from_child_w, out_w):
+                    os.close(fd)
+            if started:
+                break
+            for fd in (to_child_w, from_child_r, out_r):
                 os.close(fd)
         self._channel = _Channel(self, to_child_w, from_child_r, out_r)
         limit = time.monotonic() + self.startup_timeout

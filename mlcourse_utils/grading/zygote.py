@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import select
 import socket
 import subprocess
 import tempfile
@@ -105,7 +106,9 @@ class Zygote:
         return reply
 
     def request(self, message: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
-        """Send one request (with descriptors) and return its reply; ZygoteError otherwise."""
+        """Send one request (with descriptors) and return its reply; ZygoteError otherwise.
+        An image that does not answer in time is ended at once, with every sandbox forked from
+        it: a request it carried out late (a fork on pipes the grader gave up) must not run."""
         with self._lock:
             if self.broken:
                 raise ZygoteError(self.broken)
@@ -114,22 +117,28 @@ class Zygote:
                 return self._receive(time.monotonic() + REQUEST_TIMEOUT)
             except (OSError, ZygoteError, ValueError) as exc:
                 self.broken = str(exc)
+                self._end()
                 raise ZygoteError(self.broken) from None
 
     def spawn(self, fds: Sequence[int], spec: dict[str, Any]) -> ZygoteChild:
         """Fork a sandbox: ``fds`` are its request pipe's read end, its reply pipe's write end,
         its output pipe's write end and then the cgroup files it joins (opened for writing);
-        ``spec`` has ``uid``, ``rlimits``, ``mode``, ``tmp_binds`` and ``preload``."""
-        reply = self.request({"op": "spawn", "spec": spec, "preload": spec.get("preload", [])},
-                             fds)
+        ``spec`` has ``uid``, ``rlimits``, ``mode`` and ``tmp_binds``."""
+        death_r, death_w = os.pipe()  # PID 1 of the sandbox holds the write end until it ends
+        try:
+            reply = self.request({"op": "spawn", "spec": spec}, [*fds[:3], death_w, *fds[3:]])
+        except ZygoteError:
+            os.close(death_r)
+            raise
+        finally:
+            os.close(death_w)
         if "pid" not in reply:
+            os.close(death_r)
             raise ZygoteError(f"the prepared image could not fork a sandbox (status "
                               f"{reply.get('failed')})")
-        return ZygoteChild(self, int(reply["pid"]))
+        return ZygoteChild(self, int(reply["pid"]), death_r)
 
-    def close(self) -> None:
-        """End the image (and with it any sandbox still forked from it)."""
-        self.broken = self.broken or "closed"
+    def _end(self):
         try:
             self._control.close()
         except OSError:
@@ -137,43 +146,68 @@ class Zygote:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+
+    def close(self) -> None:
+        """End the image (and with it any sandbox still forked from it)."""
+        with self._lock:
+            self.broken = self.broken or "closed"
+            self._end()
         self._log.close()
 
 
 class ZygoteChild:
     """A sandbox forked from an image, with the parts of ``subprocess.Popen`` that
     ``isolation.Process`` uses: ``pid`` (in the image's namespace), ``poll``, ``wait``,
-    ``kill`` and ``returncode`` (a shell's: 128 + N when the runner died of signal N)."""
+    ``kill`` and ``returncode`` (a shell's: 128 + N when the runner died of signal N).
 
-    def __init__(self, image: Zygote, pid: int) -> None:
+    Whether it still runs is read from its death pipe (its PID 1 holds the other end), so
+    asking costs no request to the image while it runs."""
+
+    def __init__(self, image: Zygote, pid: int, death_fd: int) -> None:
         self.image, self.pid = image, pid
         self.returncode = None
+        self._death = death_fd
+
+    def _ended(self, timeout: float) -> bool:
+        if self._death is None:
+            return True
+        try:
+            return bool(select.select([self._death], [], [], max(0.0, timeout))[0])
+        except (OSError, ValueError):
+            return True
 
     def _ask(self, op):
-        if self.returncode is None:
-            try:
-                code = self.image.request({"op": op, "pid": self.pid}).get("returncode")
-            except ZygoteError:  # the image is gone, and every sandbox with it
-                code = -9
-            if code is not None or op == "kill":
-                self.returncode = -9 if code is None else int(code)
+        try:
+            code = self.image.request({"op": op, "pid": self.pid}).get("returncode")
+        except ZygoteError:  # the image is gone, and every sandbox with it
+            code = -9
+        if code is not None:
+            self.returncode = int(code)
+            os.close(self._death)
+            self._death = None
         return self.returncode
 
     def poll(self) -> int | None:
-        return self._ask("poll")
+        if self.returncode is None and self._ended(0):
+            self._ask("poll")
+        return self.returncode
 
     def kill(self) -> None:
-        """End the sandbox (its whole PID namespace) and reap it."""
-        self._ask("kill")
+        """Send SIGKILL to the sandbox's PID 1: its whole PID namespace ends (:meth:`wait`)."""
+        if self.returncode is None:
+            self._ask("kill")
 
     def wait(self, timeout: float | None = None) -> int:
         end = None if timeout is None else time.monotonic() + timeout
-        pause = 0.002
+        pause = 0.001
         while self.poll() is None:
-            if end is not None and time.monotonic() >= end:
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
                 raise subprocess.TimeoutExpired("sandbox", timeout)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+            if not self._ended(60.0 if left is None else left):
+                continue
+            time.sleep(pause)  # (ended; the image reaps it in a moment)
+            pause = min(pause * 2, 0.02)
         return self.returncode
 
 
