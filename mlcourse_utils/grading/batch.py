@@ -207,7 +207,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     hidden = sorted({root.resolve(), submissions, out})
     analysis.warm_up()  # (its imports run while the defences are probed)
     threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
-    found = sandbox.defences(min(memory_mb, 1024), hidden, assignment.imports)
+    found = sandbox.defences(min(memory_mb, 1024), hidden, assignment.preload)
     for line in describe_defences(found):
         print(line, file=sys.stderr)
     if require_isolation and not all(found.values()):

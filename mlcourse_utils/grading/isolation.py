@@ -385,7 +385,8 @@ class Process:
             code = None
         oom_before = self.cgroup.memory_events() if self.cgroup else 0
         kill()
-        if code is not None and self.mode == "namespace" and code > 128:
+        if code is not None and self.mode == "namespace" and code > 128 and \
+                not isinstance(self.proc, zygote.ZygoteChild):
             code = -(code - 128)  # the shell reports a signal as 128 + its number
         if max(oom_before, self.oom) > 0:
             return SandboxError("memory", f"was stopped for exceeding the memory limit of "

@@ -72,6 +72,15 @@ class Assignment:
     imports: list[str] = dataclasses.field(default_factory=list)
 
     @property
+    def preload(self) -> list[str]:
+        """What a prepared sandbox image imports: the solution's imports and the modules that
+        hold the forbidden calls (so that their own import-time calls happen before the watch
+        on forbidden calls starts, never in a student's cell)."""
+        parents = [".".join(parts[:cut]) for names in self.forbidden.values() for name in names
+                   for parts in [name.split(".")] for cut in range(1, len(parts))]
+        return list(dict.fromkeys([*self.imports, *parents]))
+
+    @property
     def max_score(self) -> float:
         return sum(t.points for t in self.tests)
 

@@ -790,11 +790,11 @@ def _drop_privileges(libc, uid):
         os._exit(112)
 
 
-def _init(libc, spec, read_fd, write_fd):
+def _init(libc, spec, read_fd, write_fd, death_fd):
     """PID 1 of the child's PID namespace: mount its own /proc (the image's detached), start
-    the runner, reap whatever is orphaned, and exit as the runner did (128 + N for signal N,
-    as a shell reports it); everything left in the namespace dies with it. It keeps the
-    grader's death pipe open until then."""
+    the runner, reap whatever is orphaned, and when the runner ends write how to the death
+    pipe (``E<status>`` or ``S<signal>``; the grader holds the read end) and exit; everything
+    left in the namespace dies with it."""
     _check(libc.umount2(b"/proc", _MNT_DETACH), "detach the image's /proc")
     _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     runner = os.fork()
@@ -813,8 +813,12 @@ def _init(libc, spec, read_fd, write_fd):
         except InterruptedError:
             continue
         if pid == runner:
-            os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status)
-                     else os.WEXITSTATUS(status))
+            how = (f"S{os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+                   else f"E{os.WEXITSTATUS(status)}")
+            try:
+                os.write(death_fd, how.encode())
+            finally:
+                os._exit(0)
 
 
 def _become_runner(libc, spec, read_fd, write_fd):
@@ -848,7 +852,7 @@ def _spawn_child(libc, spec, fds, report_fd):
         if pid == 0:
             os.close(report_fd)
             try:
-                _init(libc, spec, read_fd, write_fd)
+                _init(libc, spec, read_fd, write_fd, death_fd)
             finally:
                 os._exit(113)
         os.write(report_fd, str(pid).encode())
@@ -864,9 +868,10 @@ def zygote(control_fd: int, preload: list[str]) -> None:
     """The prepared image: import ``preload`` (the solution's imports), then serve the
     grader's requests on ``control_fd`` (a SEQPACKET socket) until it closes, one at a time and
     never waiting on a sandbox. ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
-    cgroup files as descriptors forks a sandbox and answers its PID here; ``kill`` sends it
-    SIGKILL and ``poll`` asks after it: ``returncode`` is None until it has ended and been
-    reaped (shell-style codes included)."""
+    cgroup files as descriptors forks a sandbox and answers its PID here; ``{"op": "kill",
+    "pid": ...}`` sends SIGKILL to a sandbox it forked and has not reaped (its whole PID
+    namespace ends) and forgets it once reaped. How a sandbox ended reaches the grader through
+    its death pipe, not through here; the image reaps ended sandboxes before each request."""
     import importlib
     import select
     import signal
@@ -881,19 +886,23 @@ def zygote(control_fd: int, preload: list[str]) -> None:
             pass
     sock = socket.socket(fileno=control_fd)
     libc = _libc()
-    alive = {}  # sandbox PID -> None while it runs, its returncode once reaped
+    # sandbox PID -> "running", "killed" (not reaped yet) or "reaped" (not asked to end yet);
+    # forgotten when both killed and reaped (after that, its PID may be another process's)
+    alive = {}
     sock.send(json.dumps({"ready": True}).encode())
 
-    def reap(pid):
-        if alive.get(pid, 0) is None:
+    def reap_all():
+        while alive:
             try:
-                done, status = os.waitpid(pid, os.WNOHANG)
+                pid, _status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                done, status = pid, 0
-            if done:
-                alive[pid] = (-os.WTERMSIG(status) if os.WIFSIGNALED(status)
-                              else os.WEXITSTATUS(status))
-        return alive.get(pid)
+                return
+            if not pid:
+                return
+            if alive.get(pid) == "killed":
+                del alive[pid]
+            elif pid in alive:
+                alive[pid] = "reaped"
 
     while True:
         try:
@@ -904,6 +913,7 @@ def zygote(control_fd: int, preload: list[str]) -> None:
             os._exit(0)  # the grader is gone: so is every sandbox (this is PID 1)
         reply = {}
         try:
+            reap_all()
             request = json.loads(message)
             op = request.get("op")
             if op == "spawn":
@@ -929,20 +939,20 @@ def zygote(control_fd: int, preload: list[str]) -> None:
                 os.kill(child, signal.SIGKILL)  # (exited already, unless it hung)
                 _, status = os.waitpid(child, 0)
                 if got.isdigit() and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-                    alive[int(got)] = None
+                    alive[int(got)] = "running"
                     reply = {"pid": int(got)}
                 else:
                     if got.isdigit():  # (a child cut short after its fork: none of it runs)
                         os.kill(int(got), signal.SIGKILL)
-                        alive[int(got)] = None
+                        alive[int(got)] = "killed"
                     reply = {"failed": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}
-            elif op in ("kill", "poll"):
+            elif op == "kill":
                 pid = int(request["pid"])
-                if op == "kill" and alive.get(pid, 0) is None:
+                if alive.get(pid) == "running":  # (never a PID another process may have now)
                     os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: all of it dies
-                reply = {"returncode": reap(pid)}
-                if reply["returncode"] is not None:
-                    alive.pop(pid, None)
+                    alive[pid] = "killed"
+                elif alive.get(pid) == "reaped":
+                    del alive[pid]
         except Exception as exc:  # noqa: BLE001
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         finally:

@@ -326,7 +326,7 @@ def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: f
                                 f"answers, formgrader) could not be made in full: {problem}")
     cells, delegated = found.cells, found.delegated
     session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched,
-                       preload=assignment.imports)
+                       preload=assignment.preload)
     failed_fatally = {}
     spent = None  # the reason, once the student's total budget is used up
     try:

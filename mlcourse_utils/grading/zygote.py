@@ -158,56 +158,58 @@ class Zygote:
 class ZygoteChild:
     """A sandbox forked from an image, with the parts of ``subprocess.Popen`` that
     ``isolation.Process`` uses: ``pid`` (in the image's namespace), ``poll``, ``wait``,
-    ``kill`` and ``returncode`` (a shell's: 128 + N when the runner died of signal N).
+    ``kill`` and ``returncode`` (as Popen's: the runner's exit status, or -N when signal N
+    ended it, the sandbox's PID 1 included).
 
-    Whether it still runs is read from its death pipe (its PID 1 holds the other end), so
-    asking costs no request to the image while it runs."""
+    How it ended is read from its death pipe: its PID 1 writes ``E<status>`` or ``S<signal>``
+    there when the runner ends, and the pipe closes when the namespace does (nothing written:
+    it was killed). Asking whether it still runs costs no request to the image."""
 
     def __init__(self, image: Zygote, pid: int, death_fd: int) -> None:
         self.image, self.pid = image, pid
         self.returncode = None
         self._death = death_fd
+        self._said = b""
+        self._released = False
 
     def _ended(self, timeout: float) -> bool:
-        if self._death is None:
-            return True
-        try:
-            return bool(select.select([self._death], [], [], max(0.0, timeout))[0])
-        except (OSError, ValueError):
-            return True
-
-    def _ask(self, op):
-        try:
-            code = self.image.request({"op": op, "pid": self.pid}).get("returncode")
-        except ZygoteError:  # the image is gone, and every sandbox with it
-            code = -9
-        if code is not None:
-            self.returncode = int(code)
+        """Whether the sandbox has ended (waiting at most ``timeout`` seconds to know)."""
+        while self.returncode is None:
+            try:
+                if not select.select([self._death], [], [], max(0.0, timeout))[0]:
+                    return False
+                chunk = os.read(self._death, 16)
+            except (OSError, ValueError):
+                chunk = b""
+            if chunk and len(self._said) < 16:
+                self._said += chunk
+                timeout = 1.0  # (PID 1 exits right after it wrote)
+                continue
             os.close(self._death)
-            self._death = None
-        return self.returncode
+            said = self._said.decode("ascii", "replace")
+            if said[:1] in ("E", "S") and said[1:].isdigit():
+                self.returncode = int(said[1:]) * (-1 if said[0] == "S" else 1)
+            else:
+                self.returncode = -9  # killed (by the grader, or with its image)
+        return True
 
     def poll(self) -> int | None:
-        if self.returncode is None and self._ended(0):
-            self._ask("poll")
+        self._ended(0)
         return self.returncode
 
     def kill(self) -> None:
-        """Send SIGKILL to the sandbox's PID 1: its whole PID namespace ends (:meth:`wait`)."""
-        if self.returncode is None:
-            self._ask("kill")
+        """End the sandbox's whole PID namespace (SIGKILL to its PID 1) unless it has ended;
+        either way the image forgets it (once reaped)."""
+        if not self._released:
+            self._released = True
+            try:
+                self.image.request({"op": "kill", "pid": self.pid})
+            except ZygoteError:
+                pass  # (the image is gone, and every sandbox with it)
 
     def wait(self, timeout: float | None = None) -> int:
-        end = None if timeout is None else time.monotonic() + timeout
-        pause = 0.001
-        while self.poll() is None:
-            left = None if end is None else end - time.monotonic()
-            if left is not None and left <= 0:
-                raise subprocess.TimeoutExpired("sandbox", timeout)
-            if not self._ended(60.0 if left is None else left):
-                continue
-            time.sleep(pause)  # (ended; the image reaps it in a moment)
-            pause = min(pause * 2, 0.02)
+        if not self._ended(1e9 if timeout is None else timeout):
+            raise subprocess.TimeoutExpired("sandbox", timeout)
         return self.returncode
 
 
