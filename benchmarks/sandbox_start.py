@@ -2,7 +2,9 @@
 
 For each assignment, starts a sandbox ``--starts`` times (every defence this machine has, as
 ``mlcourse grade`` does), sends it the assignment's forbidden calls, and prints the median and the
-spread of the start, of the watch's set-up and of the two together. Run by hand:
+spread of the start, of the watch's set-up and of the two together: forked from the prepared image
+(``grading/zygote.py``, where the grader is root; its own start, once per run, is not counted)
+and started from scratch (``MLCOURSE_ZYGOTE=0``). Run by hand:
 
     .venv/bin/python benchmarks/sandbox_start.py [--starts 10] [--assignment mle ...]
 """
@@ -18,20 +20,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def watched(name):
-    """The calls the grader watches for one assignment (every task's, as the session does)."""
+def assignment(name):
+    """The assignment (its forbidden calls and what the image imports)."""
     from mlcourse_utils.grading import notebook
 
-    assignment = notebook.load_assignment(name, ROOT)
-    return sorted({n for names in assignment.forbidden.values() for n in names})
+    return notebook.load_assignment(name, ROOT)
 
 
-def time_starts(names, starts):
+def watched(found):
+    """The calls the grader watches for one assignment (every task's, as the session does)."""
+    return sorted({n for names in found.forbidden.values() for n in names})
+
+
+def time_starts(names, starts, preload, scratch):
+    import os
+
     from mlcourse_utils.grading.sandbox import Sandbox
 
+    os.environ["MLCOURSE_ZYGOTE"] = "0" if scratch else "1"
+    Sandbox(hidden=[ROOT], memory_mb=2048, preload=preload).start().kill()  # (the image)
     start_times, watch_times = [], []
     for _ in range(starts):
-        box = Sandbox(hidden=[ROOT], memory_mb=2048)
+        box = Sandbox(hidden=[ROOT], memory_mb=2048, preload=preload)
         try:
             t0 = time.perf_counter()
             box.start()
@@ -56,13 +66,16 @@ def main():
     parser.add_argument("--assignment", nargs="*", default=["mle"])
     args = parser.parse_args()
     for name in args.assignment:
-        names = watched(name)
-        starts, watches = time_starts(names, args.starts)
-        both = [a + b for a, b in zip(starts, watches, strict=True)]
-        print(f"{name}: {len(names)} watched names, {args.starts} starts")
-        print(f"  start          : {_summary(starts)}")
-        print(f"  watch set-up   : {_summary(watches)}")
-        print(f"  start + watch  : {_summary(both)}")
+        found = assignment(name)
+        names = watched(found)
+        print(f"{name}: {len(names)} watched names, {args.starts} starts each way")
+        for scratch in (False, True):
+            starts, watches = time_starts(names, args.starts, found.preload, scratch)
+            both = [a + b for a, b in zip(starts, watches, strict=True)]
+            print(f"  {'from scratch' if scratch else 'from the image'}")
+            print(f"    start          : {_summary(starts)}")
+            print(f"    watch set-up   : {_summary(watches)}")
+            print(f"    start + watch  : {_summary(both)}")
     sys.stdout.flush()
 
 

@@ -24,3 +24,24 @@ def test_read_notebook_cells_rejects_non_notebooks():
 def test_strip_hidden_tests_keeps_only_the_visible_part():
     src = "visible()\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\nafter()"
     assert notebook.strip_hidden_tests(src) == "visible()\nafter()"
+
+
+def _cell(kind, source, **nbgrader):
+    return {"cell_type": kind, "source": source, "metadata": {"nbgrader": nbgrader}}
+
+
+def test_preload_is_the_solutions_imports_and_the_modules_of_forbidden_calls():
+    cells = [
+        _cell("code", "import numpy as np"),  # setup: run in the grader, not preloaded
+        _cell("code", "from scipy.special import gammaln\nimport mlcourse_utils.mle\n"
+              "from __future__ import annotations\n", solution=True, grade_id="f"),
+        _cell("code", "import heapq\nassert f() == 1", grade=True, grade_id="test_f",
+              points=1),
+    ]
+    meta = {"mlcourse": {"forbidden": {"f": ["scipy.stats.beta.fit", "sklearn"]}}}
+    assignment = notebook.assignment_from_cells("demo", "demo.ipynb", cells, meta)
+    # The answer cell's imports (the course package and __future__ left out), then every
+    # proper prefix of a forbidden name (a whole forbidden package is not imported).
+    assert assignment.imports == ["scipy.special", "scipy.special.gammaln"]
+    assert assignment.preload == ["scipy.special", "scipy.special.gammaln", "scipy",
+                                  "scipy.stats", "scipy.stats.beta"]

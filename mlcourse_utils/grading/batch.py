@@ -28,7 +28,7 @@ from .._files import write_text
 from ..course import find_course_root
 from . import analysis, gradebook, manual, sandbox, times
 from .intake import LAYOUTS, Intake, collect
-from .notebook import Assignment, load_assignment
+from .notebook import Assignment, imported_by, load_assignment
 from .report import NBGRADER_CONFIG, write_feedback
 from .requirements import check_dependencies
 from .results import GradeResult, read_results, write_csvs, write_results
@@ -207,7 +207,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     hidden = sorted({root.resolve(), submissions, out})
     analysis.warm_up()  # (its imports run while the defences are probed)
     threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
-    found = sandbox.defences(min(memory_mb, 1024), hidden)
+    found = sandbox.defences(min(memory_mb, 1024), hidden, assignment.preload)
     for line in describe_defences(found):
         print(line, file=sys.stderr)
     if require_isolation and not all(found.values()):
@@ -277,27 +277,6 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
-
-
-def imported_by(sources: Sequence[str]) -> list[str]:
-    """The absolute module names that instructor code (``sources``: test and set-up cells)
-    imports, in order: ``from a import b`` gives ``a`` and ``a.b`` (b may be a module)."""
-    import ast
-
-    names = []
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.append(node.module)
-                names += [f"{node.module}.{alias.name}" for alias in node.names
-                          if alias.name != "*"]
-    return list(dict.fromkeys(names))
 
 
 def _warm_up_grader(assignment):

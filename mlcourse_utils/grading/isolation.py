@@ -29,6 +29,7 @@ why it ended.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import resource
 import shlex
@@ -37,10 +38,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import cgroups
+from . import cgroups, zygote
 from .protocol import SandboxError
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -53,6 +55,11 @@ NOFILE_MAX = 256
 FSIZE_MAX = 64 * 2**20
 #: The unprivileged user that runs student code where the grader is root.
 NOBODY = 65534
+#: The sandbox's whole environment (nothing of the grader's).
+ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+       "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+       "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
+       "IPYTHONDIR": "/tmp/work/.ipython"}
 DECOY = '''"""Stand-in for the reference package while a notebook is graded."""
 import os, json, struct, sys
 try:
@@ -116,12 +123,14 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", preload=()):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
     mount point only inside this mount namespace), switches to it with ``pivot_root``, and
-    starts the runner as ``uid`` without capabilities.
+    starts the runner as ``uid`` without capabilities. With ``mode`` "zygote" it starts the
+    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone; it imports
+    ``preload``), as the namespace's root: each sandbox forked from it drops to ``uid`` itself.
     """
     q = shlex.quote
     r = q(str(root))
@@ -137,7 +146,8 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
         "mount --make-rprivate /",
         f"mount -n -t tmpfs -o size=16m,mode=755 mlcourse-root {r}",
-        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old {early}".rstrip(),
+        f"mkdir -p {r}/tmp {r}/proc {r}/dev {r}/etc {r}/.old {early}".rstrip()
+        + (f" {r}/.scratch" if mode == "zygote" else ""),
         # /tmp first: the environment may live under /tmp (CI clones there) and is bound on top.
         f"mount -n -t tmpfs -o size=512m,mode=1777,nosuid,nodev mlcourse-tmp {r}/tmp",
         f"mkdir -m 700 {r}/tmp/work" if uid is None else
@@ -177,6 +187,12 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "umount -n -l /.old",
         "cd /tmp/work",
     ]
+    if mode == "zygote":
+        lines += ["unset OLDPWD",
+                  f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
+                  f"{q(json.dumps(list(preload)))}"]
+        return "\n".join(lines)
+    lines.append("unset OLDPWD")  # (the host's name of the root folder)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
@@ -222,8 +238,9 @@ class Process:
     the fallback), its limits (rlimits, a cgroup), its folders, and why it ended."""
 
     def __init__(self, hidden: list[Path], memory_mb: int, isolate: bool, use_cgroups: bool,
-                 probe: bool) -> None:
+                 probe: bool, preload: Sequence[str] = ()) -> None:
         self.hidden = hidden
+        self.preload = list(preload)  # modules the prepared image imports (instructor's)
         self.memory_mb = memory_mb
         self.isolate = isolate
         self.use_cgroups = use_cgroups
@@ -235,20 +252,22 @@ class Process:
         self._root = None
         self._scratch = None
 
-    def spawn(self, to_child_r: int, from_child_w: int, out_w: int) -> None:
+    def spawn(self, to_child_r: int, from_child_w: int, out_w: int,
+              from_image: bool = True) -> bool:
         """Start the runner: it reads requests from ``to_child_r``, writes replies to
-        ``from_child_w``, and prints to ``out_w`` (the caller closes its copies)."""
+        ``from_child_w``, and prints to ``out_w`` (the caller closes its copies). It is forked
+        from the prepared image where there is one (``from_image``); False when that failed:
+        call again with new pipes and ``from_image=False``."""
         runner_code = RUNNER.read_text()
-        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "LANG": "C.UTF-8",
-               "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "MPLCONFIGDIR": "/tmp/work/.mpl",
-               "IPYTHONDIR": "/tmp/work/.ipython"}
+        env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
         self.cgroup = cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None
         joins = self.cgroup.procs_files() if self.cgroup else []
         # Without a pids cgroup, cap processes per user (shared by the sandboxes of one run).
         limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)
         preexec = None
+        if from_image and flags is not None and os.geteuid() == 0 and zygote.enabled():
+            return self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w))
         if flags is not None:
             self.mode = "namespace"
             self._root = tempfile.mkdtemp(prefix="mlcourse-root-")
@@ -283,10 +302,53 @@ class Process:
             cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, cwd=cwd, env=env,
             pass_fds=(to_child_r, from_child_w), start_new_session=True, preexec_fn=preexec,
         )
+        return True
+
+    def _fork(self, flags, limits, joins, fds) -> bool:
+        """Fork the sandbox from the prepared image for these folders and imports
+        (``zygote.py``); False where the image cannot start or fork (the caller then starts it
+        from scratch, on new pipes: a fork that comes late dies on the old ones)."""
+        binds = _environment_paths(self.hidden)
+        runner_code = RUNNER.read_text()
+        preload = sorted(set(self.preload))
+
+        def start():
+            root = tempfile.mkdtemp(prefix="mlcourse-root-")  # (an empty mount point)
+            try:
+                return zygote.Zygote.start(flags, lambda fd: _setup_script(
+                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote",
+                    preload), ENV)
+            finally:
+                try:
+                    os.rmdir(root)
+                except OSError:
+                    pass
+
+        spec = {"uid": NOBODY, "mode": "namespace-probe" if self.probe else "namespace",
+                "rlimits": [[f"RLIMIT_{_PRLIMIT_NAMES[res].upper()}", v] for res, v in limits],
+                "tmp_binds": [str(b) for b in binds if _is_within(b, "/tmp") and
+                              not _is_within("/tmp", b)]}
+        joined = []
+        try:
+            for path in joins:
+                joined.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
+            image = zygote.image_for((tuple(binds), NOBODY, runner_code, tuple(preload)), start)
+            self.proc = image.spawn([*fds, *joined], spec)
+        except (OSError, zygote.ZygoteError):
+            if self.cgroup is not None:
+                self.cgroup.kill()  # (whatever of a failed fork joined it)
+            return False
+        finally:
+            for fd in joined:
+                os.close(fd)
+        self.mode = "namespace"
+        return True
 
     def stop(self) -> None:
         """Kill the process (its session, and what left it but not its cgroup) and reap it."""
-        if self.proc is not None and self.proc.poll() is None:
+        if isinstance(self.proc, zygote.ZygoteChild):
+            self.proc.kill()  # (its whole PID namespace)
+        elif self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -323,7 +385,8 @@ class Process:
             code = None
         oom_before = self.cgroup.memory_events() if self.cgroup else 0
         kill()
-        if code is not None and self.mode == "namespace" and code > 128:
+        if code is not None and self.mode == "namespace" and code > 128 and \
+                not isinstance(self.proc, zygote.ZygoteChild):
             code = -(code - 128)  # the shell reports a signal as 128 + its number
         if max(oom_before, self.oom) > 0:
             return SandboxError("memory", f"was stopped for exceeding the memory limit of "

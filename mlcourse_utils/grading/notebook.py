@@ -12,7 +12,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -67,6 +67,18 @@ class Assignment:
     #: task -> the calls that earn it nothing (qualified names or module prefixes, sorted), from
     #: the notebook's ``metadata.mlcourse.forbidden`` (:func:`forbidden_calls`)
     forbidden: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: modules the solution's code imports (instructor code; never the course package): what a
+    #: prepared sandbox image imports once for every student (``zygote.py``)
+    imports: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def preload(self) -> list[str]:
+        """What a prepared sandbox image imports: the solution's imports and the modules that
+        hold the forbidden calls (so that their own import-time calls happen before the watch
+        on forbidden calls starts, never in a student's cell)."""
+        parents = [".".join(parts[:cut]) for names in self.forbidden.values() for name in names
+                   for parts in [name.split(".")] for cut in range(1, len(parts))]
+        return list(dict.fromkeys([*self.imports, *parents]))
 
     @property
     def max_score(self) -> float:
@@ -256,12 +268,13 @@ def forbidden_calls(metadata: Mapping[str, Any] | None, tasks: list[str],
 def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
                           metadata: Mapping[str, Any] | None = None) -> Assignment:
     """An :class:`Assignment` from the cells (and metadata) of a source notebook ``notebook``."""
-    tasks, tests, setup, manual, visible = [], [], [], [], {}
+    tasks, tests, setup, manual, visible, solution = [], [], [], [], {}, []
     for cell in cells:
         gid = grade_id(cell)
         source = cell_source(cell)
         if is_answer_cell(cell):
             tasks.append(gid)
+            solution.append(source)
         elif is_test_cell(cell):
             owner = max((t for t in tasks if gid == f"test_{t}" or gid.startswith(f"test_{t}_")),
                         key=len, default=None)
@@ -275,5 +288,26 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
         elif cell.get("cell_type") == "code" and not nbgrader_meta(cell).get("solution") \
                 and not tasks:
             setup.append(source)  # imports and data before the first task, run before each test
+    imports = [m for m in imported_by(solution)
+               if m.partition(".")[0] not in ("mlcourse_utils", "__future__")]
     return Assignment(name, notebook, tasks, tests, setup, manual, visible,
-                      forbidden_calls(metadata, tasks, notebook))
+                      forbidden_calls(metadata, tasks, notebook), imports)
+
+
+def imported_by(sources: Sequence[str]) -> list[str]:
+    """The absolute module names that instructor code (``sources``) imports, in order:
+    ``from a import b`` gives ``a`` and ``a.b`` (b may be a module)."""
+    names = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.append(node.module)
+                names += [f"{node.module}.{alias.name}" for alias in node.names
+                          if alias.name != "*"]
+    return list(dict.fromkeys(names))

@@ -210,12 +210,15 @@ class Sandbox:
 
     def __init__(self, hidden: Iterable[Path | str] = (), memory_mb: int = 4096,
                  startup_timeout: float = 60, isolate: bool = True,
-                 use_cgroups: bool = True, probe: bool = False) -> None:
+                 use_cgroups: bool = True, probe: bool = False,
+                 preload: Iterable[str] = ()) -> None:
         self.hidden = [Path(h).resolve() for h in hidden]
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
-        # probe: start only far enough to report the defences, then exit
-        self._process = Process(self.hidden, memory_mb, isolate, use_cgroups, probe)
+        # probe: start only far enough to report the defences, then exit; preload: modules
+        # (the solution's imports) that a prepared image imports before forking sandboxes
+        self._process = Process(self.hidden, memory_mb, isolate, use_cgroups, probe,
+                                list(preload))
         self._channel = None
         self.events = []
         self.info = {}
@@ -232,13 +235,18 @@ class Sandbox:
     # -- lifecycle
     def start(self, deadline: float | None = None) -> Sandbox:
         """Start the process; ``deadline`` (a ``time.monotonic()`` value) caps the start-up."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        out_r, out_w = os.pipe()
-        try:
-            self._process.spawn(to_child_r, from_child_w, out_w)
-        finally:
-            for fd in (to_child_r, from_child_w, out_w):
+        for from_image in (True, False):  # (a failed fork from the image: from scratch)
+            to_child_r, to_child_w = os.pipe()
+            from_child_r, from_child_w = os.pipe()
+            out_r, out_w = os.pipe()
+            try:
+                started = self._process.spawn(to_child_r, from_child_w, out_w, from_image)
+            finally:
+                for fd in (to_child_r, from_child_w, out_w):
+                    os.close(fd)
+            if started:
+                break
+            for fd in (to_child_w, from_child_r, out_r):
                 os.close(fd)
         self._channel = _Channel(self, to_child_w, from_child_r, out_r)
         limit = time.monotonic() + self.startup_timeout
@@ -344,15 +352,18 @@ DEFENCES = {
 }
 
 
-def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = ()) -> dict[str, bool]:
-    """Which of :data:`DEFENCES` a sandbox gets on this machine, found by starting one.
+def defences(memory_mb: int = 1024, hidden: Iterable[Path | str] = (),
+             preload: Iterable[str] = ()) -> dict[str, bool]:
+    """Which of :data:`DEFENCES` a sandbox gets on this machine, found by starting one (from
+    the prepared image where there is one, which then imports ``preload`` at once).
 
     Without namespaces, cgroups or root, the sandbox still runs, with fewer defences: this
     says which (``mlcourse grade`` prints it, records it in ``results.json`` and, with
     ``--require-isolation``, refuses to grade when one is missing).
     """
     flags = namespace_flags()
-    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True)
+    box = Sandbox(hidden=hidden, memory_mb=memory_mb, startup_timeout=60, probe=True,
+                  preload=preload)
     try:
         box.start()
         info, mode = dict(box.info), box.mode

@@ -52,7 +52,8 @@ class _Session:
     """
 
     def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4,
-                 start=None, watch=()):
+                 start=None, watch=(), preload=()):
+        self.preload = list(preload)  # the solution's imports, for a prepared image
         self.cells = cells  # list of (index, source, task or None)
         self.watch = sorted(set(watch))  # forbidden calls, watched in the sandbox
         self.forbidden = {}  # task -> the watched calls it made (reported by the sandbox)
@@ -112,7 +113,7 @@ class _Session:
             if self.restarts > self.max_restarts:
                 raise SandboxError("died", "the notebook's process failed too many times")
             box = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
-                          startup_timeout=max(self.timeout, 30))
+                          startup_timeout=max(self.timeout, 30), preload=self.preload)
             try:
                 self.sandbox = box.start(deadline=self.budget_end)
                 if self.watch:  # before any cell: the student's code must not run unwatched
@@ -324,7 +325,8 @@ def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: f
             result.notes.append("your notebook's copy for the teaching assistants (written "
                                 f"answers, formgrader) could not be made in full: {problem}")
     cells, delegated = found.cells, found.delegated
-    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched)
+    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched,
+                       preload=assignment.preload)
     failed_fatally = {}
     spent = None  # the reason, once the student's total budget is used up
     try:
