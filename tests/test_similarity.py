@@ -337,3 +337,25 @@ def test_csv_quotes_cells_a_spreadsheet_would_run(tmp_path):
         rows = list(csv.reader(fh))
     assert rows[1][:3] == ["'=1+1", "'-2", "'@t"] and rows[2][:2] == ["'+A1", "reference"]
     assert rows[1][3:] == ["1.00", "3", "40", "student"]
+
+
+def test_notebooks_are_read_in_a_limited_child_never_in_this_process(tmp_path, monkeypatch):
+    """Decoding a student's JSON costs far more than its size: similarity reads each notebook
+    as grading does, in a child with time and memory limits. With this process's own reader
+    broken the class is still read, and a notebook that swells past the child's memory is only
+    its own student's reason."""
+    from mlcourse_utils.grading import analysis, notebook, similarity
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("a student's notebook was decoded in the grader's process")
+
+    monkeypatch.setattr(notebook, "read_notebook_cells", not_here)
+    monkeypatch.setattr(analysis, "MEMORY_MB", 100)  # (the child's limit above its start)
+    name = "gda"
+    solution = sup.solution_answers(name)
+    subs = tmp_path / "subs"
+    _write(subs, "honest", sup.make_submission(name, {"fit_qda": solution["fit_qda"]}))
+    _write(subs, "swell", raw=b'{"cells": [], "x": [' + b"[]," * 3_000_000 + b"[]]}")
+    answers, unread = similarity.read_answers(name, subs, f"{name}.ipynb", ["fit_qda"])
+    assert answers == {"honest": {"fit_qda": solution["fit_qda"]}}
+    assert list(unread) == ["swell"] and "more than 100 MB" in unread["swell"]

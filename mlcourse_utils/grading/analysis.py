@@ -308,6 +308,23 @@ def analyse(notebook: bytes, assignment: Assignment, *, timeout: float,
     return _run(_request(notebook, assignment, watch), timeout, deadline, memory_mb)[1]
 
 
+def answer_sources(notebook: bytes, tasks: Iterable[str], *, timeout: float = 60.0,
+                   memory_mb: int | None = None) -> dict[str, str]:
+    """``{task: source}`` of a submitted notebook's answer cells (the first cell of each task),
+    read in a limited child as :func:`analyse` reads (``mlcourse similarity``'s reading: the
+    grader never decodes a student's JSON itself). Raises :class:`AnalysisError` with the
+    reason."""
+    if not isinstance(notebook, bytes):
+        raise TypeError(f"notebook must be the notebook's bytes, not {type(notebook).__name__}")
+    wanted = list(dict.fromkeys(tasks))
+    request = Request(notebook, wanted, {}, [], [REFERENCE])
+    found = {}
+    for _index, source, task in _run(request, timeout, None, memory_mb or MEMORY_MB)[1].cells:
+        if task is not None and task not in found:
+            found[task] = source
+    return found
+
+
 def render_pages(notebook: bytes, assignment: Assignment, *, timeout: float,
                  deadline: float | None = None, copy_to: Path | str | None = None,
                  manual_dir: Path | str | None = None, memory_mb: int = MEMORY_MB) -> str | None:

@@ -20,13 +20,18 @@ fingerprinted (:mod:`.fingerprints`). Then:
   with the package helpers it calls) and with the instructor's solution cell, in the same way
   (the stub ignored, common code not: copying the reference is what is looked for).
 
-The result only flags pairs for a person to read; it never changes a grade.
+The result only flags pairs for a person to read; it never changes a grade. Each notebook is
+read (its JSON decoded, its answer cells found) in a limited child process, as grading reads it
+(:func:`~.analysis.answer_sources`); the normalising here sees at most
+:data:`~.fingerprints.MAX_RAW_CHARS` characters of one answer.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
+import os
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,15 +39,10 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from ..course import find_course_root
+from .analysis import AnalysisError, answer_sources
 from .fingerprints import Code, K, normalise
 from .intake import collect
-from .notebook import (
-    cell_source,
-    grade_id,
-    is_answer_cell,
-    load_assignment,
-    read_notebook_cells,
-)
+from .notebook import load_assignment
 from .references import references, release_stubs
 from .text import clean_text
 
@@ -336,26 +336,25 @@ def read_answers(name: str, submissions: Path | str, notebook: str,
 
 
 def _read_answers(found, tasks):
-    answers, unread = {}, {}
-    wanted = set(tasks)
-    for student, submission in found.items():
+    """Each student's answer cells, read in a limited child (:func:`~.analysis.answer_sources`,
+    as grading reads them): a notebook that cannot be read within its limits is that
+    student's reason, and never costs the others."""
+    def read(submission):
         if submission.data is None:
-            unread[student] = submission.reason
-            continue
+            return None, submission.reason
         try:
-            cells = read_notebook_cells(submission.data)
-        except ValueError as exc:
-            unread[student] = clean_text(f"the notebook could not be read: {exc}", 300)
-            continue
-        except (RecursionError, MemoryError):
-            unread[student] = "the notebook could not be read: it is nested too deeply"
-            continue
-        found = {}
-        for cell in cells:
-            gid = grade_id(cell)
-            if is_answer_cell(cell) and gid in wanted and gid not in found:
-                found[gid] = cell_source(cell)
-        answers[student] = found
+            return answer_sources(submission.data, tasks), None
+        except AnalysisError as exc:
+            return None, clean_text(str(exc), 300)
+
+    answers, unread = {}, {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for student, (found_answers, reason) in zip(found, pool.map(read, found.values()),
+                                                    strict=True):
+            if reason is None:
+                answers[student] = found_answers
+            else:
+                unread[student] = reason
     return answers, unread
 
 
