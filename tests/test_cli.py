@@ -231,9 +231,11 @@ def test_interrupt_ends_the_check_its_kernel_and_its_scratch_folder(tmp_path, si
     path = sup.write_submission(tmp_path, "s", "mle", nb=sup.make_submission("mle", answers))
     scratch = tmp_path / "tmp"
     scratch.mkdir()
+    # (PYTHONFAULTHANDLER: a check that hangs is made to print where, see below)
     proc = subprocess.Popen([sup.MLCOURSE, "check", str(path), "--timeout", "300"],
-                            env=dict(os.environ, TMPDIR=str(scratch)), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            env=dict(os.environ, TMPDIR=str(scratch), PYTHONFAULTHANDLER="1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
         # The connection file is written before the kernel process starts: wait for the process.
         for _ in range(1800):
@@ -244,7 +246,12 @@ def test_interrupt_ends_the_check_its_kernel_and_its_scratch_folder(tmp_path, si
         assert _kernels_using(scratch), "the kernel did not start"
         time.sleep(2)  # into the notebook's cells
         os.killpg(proc.pid, getattr(signal, sig))
-        out, err = proc.communicate(timeout=180)
+        try:
+            out, err = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGABRT)  # every thread's stack, by faulthandler
+            pytest.fail("mlcourse check did not end 180 s after the interrupt; it was at:\n"
+                        + proc.communicate(timeout=60)[1][-8000:])
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

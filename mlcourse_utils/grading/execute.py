@@ -45,6 +45,8 @@ BUDGET_FACTOR = 10
 STARTUP_TIMEOUT = 60.0
 #: Seconds an interrupted kernel has to become idle again before the run stops.
 INTERRUPT_GRACE = 5.0
+#: Seconds each step of stopping a kernel may take (stopping never waits longer than a few).
+STOP_WAIT = 5.0
 #: Unix socket paths are limited to 104 (macOS) or 108 (Linux) bytes; a longer scratch path
 #: (a deep temporary folder) falls back to TCP on 127.0.0.1.
 MAX_IPC_PATH = 96
@@ -274,9 +276,9 @@ class _Kernel:
             with contextlib.suppress(OSError):
                 self.process.kill()
         with contextlib.suppress(Exception):
-            await self.km.cleanup_resources()
-        if self.pending:
-            await asyncio.gather(*self.pending, return_exceptions=True)
+            await asyncio.wait_for(self.km.cleanup_resources(), STOP_WAIT)
+        if self.pending:  # (a task that ignores its cancellation is left behind, not awaited)
+            await asyncio.wait(self.pending, timeout=STOP_WAIT)
 
     def kill_leftovers(self):
         """Kill the kernel's process group if it is still alive (synchronous, never raises)."""
