@@ -82,9 +82,10 @@ def make_class(name, folder, n):
         planted[(student(i), "reference")] = set(tasks)
     planted[(student(n - 3), student(n - 2))] = set(tasks)  # the same source, so each other too
     copier = student(n - 1)
-    for t in tasks[-2:]:
+    copied = [t for t in tasks if reference_source(module, t)][-2:]  # (tasks with a reference)
+    for t in copied:
         answers[copier][t] = disguise(reference_source(module, t), keep=[t], seed=9)
-    planted[(copier, "reference")] = set(tasks[-2:])
+    planted[(copier, "reference")] = set(copied)
     for s, task_answers in answers.items():
         sup.write_submission(folder, s, name, nb=sup.make_submission(name, task_answers))
     return planted

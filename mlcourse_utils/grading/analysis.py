@@ -76,6 +76,7 @@ class Request:
     copy_to: str | None = None     # pages: the sanitised copy for formgrader
     manual_dir: str | None = None  # pages: one HTML fragment per manual cell, <k>.html
     grade: bool = True             # True: read the code; False: make the pages
+    scan: bool = True              # False: only the answer cells' sources (no code scan)
 
 
 def _notes_for(index, scan, task):
@@ -85,6 +86,19 @@ def _notes_for(index, scan, task):
         notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available while "
                      "grading")
     return notes
+
+
+def _answer_cells(cells, request):
+    """``(header, sources)`` of the first answer cell of each task, and nothing else."""
+    run, sources = [], []
+    for index, cell in enumerate(cells):
+        gid = grade_id(cell)
+        if cell.get("cell_type") == "code" and gid in request.tasks and \
+                all(task != gid for _, task, _ in run):
+            data = cell_source(cell).encode("utf-8", "surrogatepass")
+            run.append([index, gid, len(data)])
+            sources.append(data)
+    return {"cells": run}, sources
 
 
 def _analyse_cells(cells, request):
@@ -133,7 +147,7 @@ def _child_work(request):
     if len(cells) > MAX_CELLS:
         raise ValueError(f"the notebook has {len(cells)} cells; at most {MAX_CELLS} are accepted")
     if request.grade:
-        return _analyse_cells(cells, request)
+        return _analyse_cells(cells, request) if request.scan else _answer_cells(cells, request)
     problems = []
     if request.manual_dir:
         folder = Path(request.manual_dir)
@@ -317,7 +331,7 @@ def answer_sources(notebook: bytes, tasks: Iterable[str], *, timeout: float = 60
     if not isinstance(notebook, bytes):
         raise TypeError(f"notebook must be the notebook's bytes, not {type(notebook).__name__}")
     wanted = list(dict.fromkeys(tasks))
-    request = Request(notebook, wanted, {}, [], [REFERENCE])
+    request = Request(notebook, wanted, {}, [], [REFERENCE], scan=False)
     found = {}
     for _index, source, task in _run(request, timeout, None, memory_mb or MEMORY_MB)[1].cells:
         if task is not None and task not in found:
