@@ -118,12 +118,14 @@ def test_two_sandboxes_from_one_image_share_nothing():
 
 def test_an_environment_under_tmp_is_bound_again_read_only(tmp_path, monkeypatch):
     """CI clones the repository (and its .venv) under /tmp: each sandbox's fresh /tmp must
-    still show it, read-only."""
+    still show the environment, read-only, and the reference package's decoy."""
     env = Path("/tmp") / f"mlcourse-zygote-env-{os.getpid()}"
     (env / "lib").mkdir(parents=True, exist_ok=True)
     (env / "lib" / "data.txt").write_text("from the environment")
     found = isolation._environment_paths
     monkeypatch.setattr(isolation, "_environment_paths", lambda hidden: [*found(hidden), env])
+    package = Path("/tmp") / f"mlcourse-zygote-repo-{os.getpid()}" / "mlcourse_utils"
+    monkeypatch.setattr(isolation, "PACKAGE_DIR", package)
     try:
         box = Sandbox(memory_mb=1024).start()
         try:
@@ -136,15 +138,17 @@ def test_an_environment_under_tmp_is_bound_again_read_only(tmp_path, monkeypatch
                 "except OSError:\n"
                 "    wrote = False\n"
                 "open('/tmp/work/own.txt', 'w').write('mine')\n"
-                "def seen():\n    return [text, wrote]\n", 30)
+                f"decoy = open({str(package / '__init__.py')!r}).read()\n"
+                "def seen():\n    return [text, wrote, 'Stand-in' in decoy]\n", 30)
             assert error is None, error
-            assert box.call("seen", (), {}, 30)[0] == ["from the environment", False]
+            assert box.call("seen", (), {}, 30)[0] == ["from the environment", False, True]
         finally:
             box.kill()
         assert not (env / "lib" / "new.txt").exists()
     finally:
         import shutil
         shutil.rmtree(env, ignore_errors=True)
+        shutil.rmtree(package.parent, ignore_errors=True)
 
 
 def test_a_sandbox_that_ends_says_how_and_its_image_serves_the_next():

@@ -325,9 +325,7 @@ class Process:
                     pass
 
         spec = {"uid": NOBODY, "mode": "namespace-probe" if self.probe else "namespace",
-                "rlimits": [[f"RLIMIT_{_PRLIMIT_NAMES[res].upper()}", v] for res, v in limits],
-                "tmp_binds": [str(b) for b in binds if _is_within(b, "/tmp") and
-                              not _is_within("/tmp", b)]}
+                "rlimits": [[f"RLIMIT_{_PRLIMIT_NAMES[res].upper()}", v] for res, v in limits]}
         joined = []
         try:
             for path in joins:

@@ -725,10 +725,20 @@ def _mount(libc, source, target, fstype, flags, data=None):
            f"mount {target}")
 
 
+def _mounts_under(top):
+    """The mount points strictly below ``top`` in this mount namespace, outermost only (a
+    mount moves with what is mounted below it)."""
+    with open("/proc/self/mountinfo") as fh:
+        points = {line.split()[4].replace("\\040", " ") for line in fh}
+    below = sorted(p for p in points if p.startswith(top + "/"))
+    return [p for p in below if not any(p.startswith(q + "/") for q in below if q != p)]
+
+
 def _own_namespaces(libc, spec):
     """In the child: join the cgroup, leave for new namespaces, and replace the image's /tmp
-    (keeping the environment's folders under it, bound read-only) and /dev/shm by fresh ones;
-    the image's are detached, not merely covered."""
+    and /dev/shm by fresh ones; what the image has mounted below its /tmp (the environment and
+    the reference's decoy, where the repository lies under /tmp as CI clones it) is moved into
+    the fresh /tmp as it is, read-only; the image's own are detached, not merely covered."""
     for fd in spec["cgroup_fds"]:
         os.write(fd, b"0")  # "0": the writing process (cgroup v1 and v2)
         os.close(fd)
@@ -741,12 +751,10 @@ def _own_namespaces(libc, spec):
     os.mkdir(_SCRATCH + "/work", 0o700)
     if spec["uid"] is not None:
         os.chown(_SCRATCH + "/work", spec["uid"], spec["uid"])
-    for path in spec["tmp_binds"]:  # e.g. an environment under /tmp (CI clones there)
+    for path in _mounts_under("/tmp"):
         target = _SCRATCH + path[len("/tmp"):]
         os.makedirs(target, exist_ok=True)
-        _mount(libc, path, target, None, _MS_BIND | _MS_REC)
-        _mount(libc, None, target, None,
-               _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        _mount(libc, path, target, None, _MS_MOVE)
     _check(libc.umount2(b"/tmp", _MNT_DETACH), "detach the image's /tmp")
     _mount(libc, _SCRATCH, "/tmp", None, _MS_MOVE)
     _check(libc.umount2(b"/dev/shm", _MNT_DETACH), "detach the image's /dev/shm")

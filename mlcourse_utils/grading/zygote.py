@@ -123,7 +123,7 @@ class Zygote:
     def spawn(self, fds: Sequence[int], spec: dict[str, Any]) -> ZygoteChild:
         """Fork a sandbox: ``fds`` are its request pipe's read end, its reply pipe's write end,
         its output pipe's write end and then the cgroup files it joins (opened for writing);
-        ``spec`` has ``uid``, ``rlimits``, ``mode`` and ``tmp_binds``."""
+        ``spec`` has ``uid``, ``rlimits`` and ``mode``."""
         death_r, death_w = os.pipe()  # PID 1 of the sandbox holds the write end until it ends
         try:
             reply = self.request({"op": "spawn", "spec": spec}, [*fds[:3], death_w, *fds[3:]])
