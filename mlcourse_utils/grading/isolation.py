@@ -187,12 +187,11 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", 
         "umount -n -l /.old",
         "cd /tmp/work",
     ]
-    if mode == "zygote":
-        lines += ["unset OLDPWD",
-                  f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
-                  f"{q(json.dumps(list(preload)))}"]
-        return "\n".join(lines)
     lines.append("unset OLDPWD")  # (the host's name of the root folder)
+    if mode == "zygote":
+        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
+                     f"{q(json.dumps(list(preload)))}")
+        return "\n".join(lines)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
     # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
@@ -240,7 +239,7 @@ class Process:
     def __init__(self, hidden: list[Path], memory_mb: int, isolate: bool, use_cgroups: bool,
                  probe: bool, preload: Sequence[str] = ()) -> None:
         self.hidden = hidden
-        self.preload = list(preload)  # modules the prepared image imports (instructor's)
+        self.preload = list(preload)  # modules the prepared image imports (Assignment.preload)
         self.memory_mb = memory_mb
         self.isolate = isolate
         self.use_cgroups = use_cgroups
@@ -267,7 +266,8 @@ class Process:
         limits = _rlimits(self.memory_mb, None if self.cgroup else PIDS_MAX * 4)
         preexec = None
         if from_image and flags is not None and os.geteuid() == 0 and zygote.enabled():
-            return self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w))
+            return self._fork(flags, limits, joins, (to_child_r, from_child_w, out_w),
+                              runner_code)
         if flags is not None:
             self.mode = "namespace"
             self._root = tempfile.mkdtemp(prefix="mlcourse-root-")
@@ -304,12 +304,11 @@ class Process:
         )
         return True
 
-    def _fork(self, flags, limits, joins, fds) -> bool:
+    def _fork(self, flags, limits, joins, fds, runner_code) -> bool:
         """Fork the sandbox from the prepared image for these folders and imports
         (``zygote.py``); False where the image cannot start or fork (the caller then starts it
         from scratch, on new pipes: a fork that comes late dies on the old ones)."""
         binds = _environment_paths(self.hidden)
-        runner_code = RUNNER.read_text()
         preload = sorted(set(self.preload))
 
         def start():

@@ -216,7 +216,7 @@ class Sandbox:
         self.memory_mb = memory_mb
         self.startup_timeout = startup_timeout
         # probe: start only far enough to report the defences, then exit; preload: modules
-        # (the solution's imports) that a prepared image imports before forking sandboxes
+        # (Assignment.preload) that a prepared image imports before forking sandboxes
         self._process = Process(self.hidden, memory_mb, isolate, use_cgroups, probe,
                                 list(preload))
         self._channel = None

@@ -53,7 +53,7 @@ class _Session:
 
     def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4,
                  start=None, watch=(), preload=()):
-        self.preload = list(preload)  # the solution's imports, for a prepared image
+        self.preload = list(preload)  # Assignment.preload, for a prepared image
         self.cells = cells  # list of (index, source, task or None)
         self.watch = sorted(set(watch))  # forbidden calls, watched in the sandbox
         self.forbidden = {}  # task -> the watched calls it made (reported by the sandbox)

@@ -47,11 +47,10 @@ def enabled() -> bool:
 
 
 class Zygote:
-    """One running image, for sandboxes whose minimal root binds ``binds`` and whose runner
-    becomes ``uid``. Thread-safe: one request at a time, each with a deadline."""
+    """One running image (:func:`image_for` keeps one per bound folders, user and imports).
+    Thread-safe: one request at a time, each with a deadline."""
 
-    def __init__(self, command: list[str], control: socket.socket,
-                 proc: subprocess.Popen[bytes], log: Any) -> None:
+    def __init__(self, control: socket.socket, proc: subprocess.Popen[bytes], log: Any) -> None:
         self._control, self.proc, self._log = control, proc, log
         self._lock = threading.Lock()
         self.broken = ""
@@ -73,7 +72,7 @@ class Zygote:
             raise ZygoteError(f"the prepared image could not start ({exc})") from None
         finally:
             theirs.close()
-        image = cls(command, ours, proc, log)
+        image = cls(ours, proc, log)
         try:
             reply = image._receive(time.monotonic() + START_TIMEOUT)
         except ZygoteError as exc:
