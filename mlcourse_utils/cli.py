@@ -17,16 +17,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .course import BUDGET_FACTOR, DEFAULT_TIMEOUT
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Defaults shown in the help, kept equal to the modules' own (tests/test_cli.py checks it):
-#: grading.session.DEFAULT_BUDGET_FACTOR, grading.similarity.THRESHOLD and MIN_TOKENS,
-#: grading.release.DEFAULT_TIMEOUT and grading.execute.BUDGET_FACTOR.
-GRADE_BUDGET_FACTOR = 10
+#: grading.similarity.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30
-CHECK_TIMEOUT = 120.0
-CHECK_BUDGET_FACTOR = 10
 
 
 class UsageError(Exception):
@@ -82,22 +80,25 @@ def _pdf(pdf, args):
     return EXIT_OK
 
 
-def _add_time_limits(p, what):
-    p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
-                   help=f"time limit of one cell of {what} (default {CHECK_TIMEOUT:g})")
+def _add_time_limits(p, what, default):
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"time limit of one cell of {what} (default: {default}; "
+                        f"{DEFAULT_TIMEOUT} unless the assignment sets its own)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help=f"time limit of the whole run of {what}, kernel start included "
-                        f"(default {CHECK_BUDGET_FACTOR} x --timeout)")
+                        f"(default {BUDGET_FACTOR} x the limit of one cell)")
 
 
 def _check_time_limits(args):
-    if not args.timeout > 0 or (args.budget is not None and not args.budget > 0):
+    if (args.timeout is not None and not args.timeout > 0) or \
+            (args.budget is not None and not args.budget > 0):
         raise UsageError("--timeout and --budget must be positive numbers of seconds")
 
 
 def _release_options(p):
     p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
-    _add_time_limits(p, "a solution notebook")
+    _add_time_limits(p, "a solution notebook",
+                     "the assignment's, metadata.mlcourse.timeout of its source notebook")
 
 
 def _release(release, args):
@@ -121,11 +122,15 @@ def _grade_options(p):
                    help="grade again into a folder holding filled manual-grading CSVs or "
                         "imported points (they are moved to DIR/kept/, not deleted)")
     p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit per cell and per test (default 60)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit per cell and per test (default: the assignment's, "
+                        "metadata.mlcourse.timeout of solutions/NAME/NAME.ipynb, as "
+                        f"`mlcourse check` uses it; {DEFAULT_TIMEOUT} unless it sets its own)")
     p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
                    help="total time for one student: start-up, cells, tests and re-runs after "
-                        f"crashes (default {GRADE_BUDGET_FACTOR} x --timeout)")
+                        f"crashes (default: what `mlcourse check` allows, {BUDGET_FACTOR} x "
+                        "--timeout, plus one --timeout for reading the notebook and one per "
+                        "test cell with hidden tests)")
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
                         "(default 4096)")
@@ -141,8 +146,8 @@ def _grade_options(p):
 
 
 def _grade(batch, args):
-    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
-            (args.student_timeout is not None and args.student_timeout <= 0):
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0) or args.memory <= 0 \
+            or (args.student_timeout is not None and args.student_timeout <= 0):
         raise UsageError("--jobs, --timeout, --student-timeout and --memory must be positive")
     shard = batch.parse_shard(args.shard) if args.shard else None
     secret = batch.read_secret(args.secret_file) if args.secret_file else None
@@ -374,7 +379,7 @@ def _report(class_report, args):
 def _check_options(p):
     p.add_argument("notebook", metavar="NOTEBOOK",
                    help="your assignment notebook (save it first: the saved file is checked)")
-    _add_time_limits(p, "your notebook")
+    _add_time_limits(p, "your notebook", "the assignment's, which the check prints first")
 
 
 #: How `mlcourse check` labels each test cell's status.
@@ -382,29 +387,52 @@ CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed":
                 "not run": "not run"}
 
 
-def _check(selfcheck, args):
-    _check_time_limits(args)
-    show = _progress_line(sys.stderr)
-    try:
-        result = selfcheck.check_notebook(
-            args.notebook, timeout=args.timeout, budget=args.budget,
-            on_cell=lambda index, cell: show(f"running cell {index + 1}"))
-    finally:
-        show("")
-    for line in result.problems:
-        print(f"  problem: {line}")
-    for line in result.warnings:
-        print(f"  warning: {line}")
+def check_start_lines(result) -> list[str]:
+    """`mlcourse check`'s first lines, before the notebook runs: the notebook, its test cells
+    and the time limit of one cell, then the problems and warnings found without running it."""
+    lines = [f"checking {result.notebook}: {len(result.planned)} test cells"
+             + (f" ({result.hidden} hidden: they run when graded)" if result.hidden else "")
+             + f", {result.timeout:g} s per cell"]
+    lines += [f"  problem: {line}" for line in result.problems]
+    lines += [f"  warning: {line}" for line in result.warnings]
+    return lines
+
+
+def check_test_line(status) -> str:
+    """One line of `mlcourse check` for one test cell (a TestStatus), printed once it is known."""
     width = max(len(label) for label in CHECK_LABELS.values())
-    for t in result.tests:
-        print(f"  {CHECK_LABELS[t.status]:<{width}}  {t.grade_id}"
-              + (f": {t.message}" if t.message and t.status != "hidden" else ""))
-    for cell, message in result.other:
-        print(f"  error in {cell}: {message}")
+    return (f"  {CHECK_LABELS[status.status]:<{width}}  {status.grade_id}"
+            + (f": {status.message}" if status.message and status.status != "hidden" else ""))
+
+
+def check_end_lines(result) -> list[str]:
+    """`mlcourse check`'s last lines: errors in cells that are not tests, and the counts."""
+    lines = [f"  error in {cell}: {message}" for cell, message in result.other]
     counts = [f"{result.count('passed')} passed", f"{result.count('failed')} failed",
               f"{result.count('hidden')} hidden"]
     counts += [f"{result.count(s)} {s}" for s in ("changed", "not run") if result.count(s)]
-    print(", ".join(counts) + " (hidden tests run when your notebook is graded)")
+    return lines + [", ".join(counts) + " (hidden tests run when your notebook is graded)"]
+
+
+def _check(selfcheck, args):
+    _check_time_limits(args)
+    show = _progress_line(sys.stderr)
+
+    def say(*lines):  # at once: a terminal or a pipe sees each line as the check goes on
+        show("")
+        for line in lines:
+            print(line, flush=True)
+
+    try:
+        result = selfcheck.check_notebook(
+            args.notebook, timeout=args.timeout, budget=args.budget,
+            on_cell=lambda index, cell: show(f"running cell {index + 1}"),
+            on_start=lambda started: say(*check_start_lines(started)),
+            on_test=lambda status: say(check_test_line(status)),
+            on_problem=lambda line: say(f"  problem: {line}"))
+    finally:
+        show("")
+    say(*check_end_lines(result))
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
