@@ -507,23 +507,91 @@ COMMANDS: dict[str, Command] = {
 # ----------------------------------------------------------------------------- the wrapper
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing)."""
+def installed(module: str) -> bool:
+    """Whether ``module`` is part of this installation, found without importing it.
+
+    A module of this package (``mlcourse_utils.grading.batch``) is looked up file by file in
+    the package's folders, so that neither it nor its parent packages run (the grading package
+    imports numpy) and no other copy of the package on the path answers for this one: the
+    student wheel (book/wheel.py) has neither the grader nor the book tools.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    top, _, rest = module.partition(".")
+    if top != __package__ or not rest:
+        try:
+            return importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            return False
+    paths, name = list(sys.modules[__package__].__path__), top
+    for part in rest.split("."):
+        name = f"{name}.{part}"
+        spec = importlib.machinery.PathFinder.find_spec(name, paths)
+        if spec is None:
+            return False
+        paths = list(spec.submodule_search_locations or [])
+    return True
+
+
+def installed_version() -> str:
+    """This installation's version: its distribution's (``0.1.0+student`` for the student
+    wheel), else the package's ``__version__`` (a source tree run without installing it)."""
+    from importlib import metadata
+
     from . import __version__
 
+    try:
+        version = metadata.version(__package__)
+    except metadata.PackageNotFoundError:
+        return __version__
+    # (Another install's metadata found first on the path does not speak for this package.)
+    return version if version.partition("+")[0] == __version__ else __version__
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installation's version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"mlcourse {installed_version()}")
+        parser.exit()
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing).
+
+    ``--help`` lists the commands of this installation (:func:`installed`); the others are
+    named in one line that says where they are, and still parse, so that running one says the
+    same (:func:`_not_installed`).
+    """
+    have = {name: installed(command.module) for name, command in COMMANDS.items()}
+    missing = [name for name, ok in have.items() if not ok]
     parser = argparse.ArgumentParser(
         prog="mlcourse",
         description="The course's command line: build the website, release, grade and check "
-                    "assignments.",
-        epilog="Run `mlcourse COMMAND --help` for a command's options and an example.")
-    parser.add_argument("--version", action="version", version=f"mlcourse {__version__}",
-                        help="print the version of the course package and exit")
+                    "assignments." if not missing else
+                    "The course's command line, as this installation has it: "
+                    + ", ".join(name for name, ok in have.items() if ok) + ".",
+        epilog=(f"grading and instructor commands ({', '.join(missing)}): install the full "
+                "course package from the course repository (see its README). " if missing
+                else "") + "Run `mlcourse COMMAND --help` for a command's options and an example.")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the version of this installation of the course package "
+                             "(+student: the course wheel from the website) and exit")
     parser.add_argument("--traceback", action="store_true",
                         help="on an unexpected error, show Python's traceback (for a bug "
                              "report) instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help="one of the commands below")
     for name, command in COMMANDS.items():
+        if not have[name]:  # not listed (no help=); its arguments are not this install's
+            p = sub.add_parser(name, description=_not_installed(name, command))
+            p.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            continue
         p = sub.add_parser(name, help=command.summary, description=command.summary,
                            epilog="example:\n" + "".join(f"  {line}\n" for line in
                                                          command.example.splitlines()),
@@ -536,14 +604,10 @@ def _not_installed(name: str, command: Command) -> str | None:
     """One line saying what to install when ``command`` cannot run in this installation."""
     import importlib.util
 
-    try:
-        spec = importlib.util.find_spec(command.module)
-    except ModuleNotFoundError:  # its package is missing too (mlcourse_utils.book)
-        spec = None
-    if spec is None:
+    if not installed(command.module):
         return (f"mlcourse {name} is not part of this installation (the course wheel from the "
-                "website has only `mlcourse check`): install the full course package from the "
-                "course repository (see its README)")
+                "website has only the students' commands): install the full course package "
+                "from the course repository (see its README)")
     if command.extra is not None and importlib.util.find_spec(command.extra[1]) is None:
         extra = command.extra[0]
         return (f"mlcourse {name} needs the course's {extra} tools, which are not installed: "
