@@ -17,16 +17,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .course import BUDGET_FACTOR, DEFAULT_TIMEOUT
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Defaults shown in the help, kept equal to the modules' own (tests/test_cli.py checks it):
-#: grading.session.DEFAULT_BUDGET_FACTOR, grading.similarity.THRESHOLD and MIN_TOKENS,
-#: grading.release.DEFAULT_TIMEOUT and grading.execute.BUDGET_FACTOR.
-GRADE_BUDGET_FACTOR = 10
+#: grading.similarity.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30
-CHECK_TIMEOUT = 120.0
-CHECK_BUDGET_FACTOR = 10
 
 
 class UsageError(Exception):
@@ -82,22 +80,25 @@ def _pdf(pdf, args):
     return EXIT_OK
 
 
-def _add_time_limits(p, what):
-    p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
-                   help=f"time limit of one cell of {what} (default {CHECK_TIMEOUT:g})")
+def _add_time_limits(p, what, default):
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"time limit of one cell of {what} (default: {default}; "
+                        f"{DEFAULT_TIMEOUT} unless the assignment sets its own)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help=f"time limit of the whole run of {what}, kernel start included "
-                        f"(default {CHECK_BUDGET_FACTOR} x --timeout)")
+                        f"(default {BUDGET_FACTOR} x the limit of one cell)")
 
 
 def _check_time_limits(args):
-    if not args.timeout > 0 or (args.budget is not None and not args.budget > 0):
+    if (args.timeout is not None and not args.timeout > 0) or \
+            (args.budget is not None and not args.budget > 0):
         raise UsageError("--timeout and --budget must be positive numbers of seconds")
 
 
 def _release_options(p):
     p.add_argument("names", nargs="*", metavar="NAME", help="assignments (default: all)")
-    _add_time_limits(p, "a solution notebook")
+    _add_time_limits(p, "a solution notebook",
+                     "the assignment's, metadata.mlcourse.timeout of its source notebook")
 
 
 def _release(release, args):
@@ -121,11 +122,15 @@ def _grade_options(p):
                    help="grade again into a folder holding filled manual-grading CSVs or "
                         "imported points (they are moved to DIR/kept/, not deleted)")
     p.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit per cell and per test (default 60)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit per cell and per test (default: the assignment's, "
+                        "metadata.mlcourse.timeout of solutions/NAME/NAME.ipynb, as "
+                        f"`mlcourse check` uses it; {DEFAULT_TIMEOUT} unless it sets its own)")
     p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
                    help="total time for one student: start-up, cells, tests and re-runs after "
-                        f"crashes (default {GRADE_BUDGET_FACTOR} x --timeout)")
+                        f"crashes (default: what `mlcourse check` allows, {BUDGET_FACTOR} x "
+                        "--timeout, plus one --timeout for reading the notebook and one per "
+                        "test cell with hidden tests)")
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
                         "(default 4096)")
@@ -141,8 +146,8 @@ def _grade_options(p):
 
 
 def _grade(batch, args):
-    if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0 or \
-            (args.student_timeout is not None and args.student_timeout <= 0):
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0) or args.memory <= 0 \
+            or (args.student_timeout is not None and args.student_timeout <= 0):
         raise UsageError("--jobs, --timeout, --student-timeout and --memory must be positive")
     shard = batch.parse_shard(args.shard) if args.shard else None
     secret = batch.read_secret(args.secret_file) if args.secret_file else None
@@ -374,7 +379,7 @@ def _report(class_report, args):
 def _check_options(p):
     p.add_argument("notebook", metavar="NOTEBOOK",
                    help="your assignment notebook (save it first: the saved file is checked)")
-    _add_time_limits(p, "your notebook")
+    _add_time_limits(p, "your notebook", "the assignment's, which the check prints first")
 
 
 #: How `mlcourse check` labels each test cell's status.
@@ -382,29 +387,52 @@ CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed":
                 "not run": "not run"}
 
 
-def _check(selfcheck, args):
-    _check_time_limits(args)
-    show = _progress_line(sys.stderr)
-    try:
-        result = selfcheck.check_notebook(
-            args.notebook, timeout=args.timeout, budget=args.budget,
-            on_cell=lambda index, cell: show(f"running cell {index + 1}"))
-    finally:
-        show("")
-    for line in result.problems:
-        print(f"  problem: {line}")
-    for line in result.warnings:
-        print(f"  warning: {line}")
+def check_start_lines(result) -> list[str]:
+    """`mlcourse check`'s first lines, before the notebook runs: the notebook, its test cells
+    and the time limit of one cell, then the problems and warnings found without running it."""
+    lines = [f"checking {result.notebook}: {len(result.planned)} test cells"
+             + (f" ({result.hidden} hidden: they run when graded)" if result.hidden else "")
+             + f", {result.timeout:g} s per cell"]
+    lines += [f"  problem: {line}" for line in result.problems]
+    lines += [f"  warning: {line}" for line in result.warnings]
+    return lines
+
+
+def check_test_line(status) -> str:
+    """One line of `mlcourse check` for one test cell (a TestStatus), printed once it is known."""
     width = max(len(label) for label in CHECK_LABELS.values())
-    for t in result.tests:
-        print(f"  {CHECK_LABELS[t.status]:<{width}}  {t.grade_id}"
-              + (f": {t.message}" if t.message and t.status != "hidden" else ""))
-    for cell, message in result.other:
-        print(f"  error in {cell}: {message}")
+    return (f"  {CHECK_LABELS[status.status]:<{width}}  {status.grade_id}"
+            + (f": {status.message}" if status.message and status.status != "hidden" else ""))
+
+
+def check_end_lines(result) -> list[str]:
+    """`mlcourse check`'s last lines: errors in cells that are not tests, and the counts."""
+    lines = [f"  error in {cell}: {message}" for cell, message in result.other]
     counts = [f"{result.count('passed')} passed", f"{result.count('failed')} failed",
               f"{result.count('hidden')} hidden"]
     counts += [f"{result.count(s)} {s}" for s in ("changed", "not run") if result.count(s)]
-    print(", ".join(counts) + " (hidden tests run when your notebook is graded)")
+    return lines + [", ".join(counts) + " (hidden tests run when your notebook is graded)"]
+
+
+def _check(selfcheck, args):
+    _check_time_limits(args)
+    show = _progress_line(sys.stderr)
+
+    def say(*lines):  # at once: a terminal or a pipe sees each line as the check goes on
+        show("")
+        for line in lines:
+            print(line, flush=True)
+
+    try:
+        result = selfcheck.check_notebook(
+            args.notebook, timeout=args.timeout, budget=args.budget,
+            on_cell=lambda index, cell: show(f"running cell {index + 1}"),
+            on_start=lambda started: say(*check_start_lines(started)),
+            on_test=lambda status: say(check_test_line(status)),
+            on_problem=lambda line: say(f"  problem: {line}"))
+    finally:
+        show("")
+    say(*check_end_lines(result))
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
@@ -479,23 +507,91 @@ COMMANDS: dict[str, Command] = {
 # ----------------------------------------------------------------------------- the wrapper
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing)."""
+def installed(module: str) -> bool:
+    """Whether ``module`` is part of this installation, found without importing it.
+
+    A module of this package (``mlcourse_utils.grading.batch``) is looked up file by file in
+    the package's folders, so that neither it nor its parent packages run (the grading package
+    imports numpy) and no other copy of the package on the path answers for this one: the
+    student wheel (book/wheel.py) has neither the grader nor the book tools.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    top, _, rest = module.partition(".")
+    if top != __package__ or not rest:
+        try:
+            return importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            return False
+    paths, name = list(sys.modules[__package__].__path__), top
+    for part in rest.split("."):
+        name = f"{name}.{part}"
+        spec = importlib.machinery.PathFinder.find_spec(name, paths)
+        if spec is None:
+            return False
+        paths = list(spec.submodule_search_locations or [])
+    return True
+
+
+def installed_version() -> str:
+    """This installation's version: its distribution's (``0.1.0+student`` for the student
+    wheel), else the package's ``__version__`` (a source tree run without installing it)."""
+    from importlib import metadata
+
     from . import __version__
 
+    try:
+        version = metadata.version(__package__)
+    except metadata.PackageNotFoundError:
+        return __version__
+    # (Another install's metadata found first on the path does not speak for this package.)
+    return version if version.partition("+")[0] == __version__ else __version__
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installation's version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"mlcourse {installed_version()}")
+        parser.exit()
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing).
+
+    ``--help`` lists the commands of this installation (:func:`installed`); the others are
+    named in one line that says where they are, and still parse, so that running one says the
+    same (:func:`_not_installed`).
+    """
+    have = {name: installed(command.module) for name, command in COMMANDS.items()}
+    missing = [name for name, ok in have.items() if not ok]
     parser = argparse.ArgumentParser(
         prog="mlcourse",
         description="The course's command line: build the website, release, grade and check "
-                    "assignments.",
-        epilog="Run `mlcourse COMMAND --help` for a command's options and an example.")
-    parser.add_argument("--version", action="version", version=f"mlcourse {__version__}",
-                        help="print the version of the course package and exit")
+                    "assignments." if not missing else
+                    "The course's command line, as this installation has it: "
+                    + ", ".join(name for name, ok in have.items() if ok) + ".",
+        epilog=(f"grading and instructor commands ({', '.join(missing)}): install the full "
+                "course package from the course repository (see its README). " if missing
+                else "") + "Run `mlcourse COMMAND --help` for a command's options and an example.")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the version of this installation of the course package "
+                             "(+student: the course wheel from the website) and exit")
     parser.add_argument("--traceback", action="store_true",
                         help="on an unexpected error, show Python's traceback (for a bug "
                              "report) instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help="one of the commands below")
     for name, command in COMMANDS.items():
+        if not have[name]:  # not listed (no help=); its arguments are not this install's
+            p = sub.add_parser(name, description=_not_installed(name, command))
+            p.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            continue
         p = sub.add_parser(name, help=command.summary, description=command.summary,
                            epilog="example:\n" + "".join(f"  {line}\n" for line in
                                                          command.example.splitlines()),
@@ -508,14 +604,10 @@ def _not_installed(name: str, command: Command) -> str | None:
     """One line saying what to install when ``command`` cannot run in this installation."""
     import importlib.util
 
-    try:
-        spec = importlib.util.find_spec(command.module)
-    except ModuleNotFoundError:  # its package is missing too (mlcourse_utils.book)
-        spec = None
-    if spec is None:
+    if not installed(command.module):
         return (f"mlcourse {name} is not part of this installation (the course wheel from the "
-                "website has only `mlcourse check`): install the full course package from the "
-                "course repository (see its README)")
+                "website has only the students' commands): install the full course package "
+                "from the course repository (see its README)")
     if command.extra is not None and importlib.util.find_spec(command.extra[1]) is None:
         extra = command.extra[0]
         return (f"mlcourse {name} needs the course's {extra} tools, which are not installed: "

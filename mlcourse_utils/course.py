@@ -9,6 +9,10 @@ one reimplements, where the course folder is or what the book's configuration sa
   error, never a silent "no reference");
 * :data:`ROOT` — the repository of this package (an editable install), :func:`find_course_root`
   — the course folder a command works in;
+* :data:`DEFAULT_TIMEOUT` — the time limit of one cell of an assignment that sets none, and
+  :data:`BUDGET_FACTOR`, from which the limits of a whole run are derived (an assignment's own
+  limit is its notebook's ``metadata.mlcourse.timeout``, read by
+  :func:`mlcourse_utils.grading.notebook.time_limit`);
 * the book's two YAML files, ``_toc.yml`` and ``_config.yml``, are read by
   :mod:`mlcourse_utils.book.config` (YAML needs the ``[book]`` or ``[grading]`` install; this
   module is part of what a student's ``mlcourse check`` runs, and of the student wheel).
@@ -33,6 +37,15 @@ REFERENCE_MODULES = {
     "information_theory": "information",
     "ridge_lasso": "regularization",
 }
+
+#: Seconds one cell (one test cell) may run, for every assignment whose source notebook sets no
+#: limit of its own (``metadata.mlcourse.timeout``). `mlcourse check`, `grade` and `release` use
+#: the assignment's limit unless ``--timeout`` says otherwise; the release header, the first line
+#: of `mlcourse check` and the Getting started page state it.
+DEFAULT_TIMEOUT = 120
+#: A whole run of `mlcourse check` (kernel start and every cell) may take this many limits; a
+#: student's grading takes more (:func:`mlcourse_utils.grading.session.grading_budget`).
+BUDGET_FACTOR = 10
 
 #: The repository this package lives in (the course folder of an editable install).
 ROOT = Path(__file__).resolve().parents[1]

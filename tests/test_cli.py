@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -79,14 +81,18 @@ def test_every_command_and_option_has_help_and_an_example():
 
 def test_help_defaults_are_the_modules_own():
     """The defaults printed in the help are those the modules use (they are not imported for
-    --help, so the numbers are repeated in cli.py)."""
-    from mlcourse_utils.grading import execute, release, session, similarity
+    --help, so the numbers are repeated in cli.py). The time limits are not repeated: every
+    command's --timeout defaults to None, the assignment's own limit."""
+    from mlcourse_utils.grading import similarity
 
-    assert cli.GRADE_BUDGET_FACTOR == session.DEFAULT_BUDGET_FACTOR
     assert cli.SIMILARITY_THRESHOLD == similarity.THRESHOLD
     assert cli.SIMILARITY_MIN_TOKENS == similarity.MIN_TOKENS
-    assert cli.CHECK_TIMEOUT == release.DEFAULT_TIMEOUT
-    assert cli.CHECK_BUDGET_FACTOR == execute.BUDGET_FACTOR
+    parser = cli.make_parser()
+    for argv in (["check", "x.ipynb"], ["grade", "mle", "s", "--out", "o"], ["release"]):
+        args = parser.parse_args(argv)
+        assert args.timeout is None, argv
+        assert getattr(args, "budget", None) is None and \
+            getattr(args, "student_timeout", None) is None, argv
 
 
 def test_python_dash_m_mlcourse_utils():
@@ -191,6 +197,54 @@ def test_check_with_windows_style_paths_and_no_posix_modules(tmp_path):
                   encoding="cp1252")
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     assert missing.stderr.strip().endswith(r"(\u0141" + "ód" + r"\u017a)/nope.ipynb does not exist")
+
+
+@pytest.mark.slow
+def test_check_prints_each_test_as_it_finishes(tmp_path):
+    """`mlcourse check` read through a pipe as it runs: the solved mle notebook, whose last answer
+    cell (poisson_rate_mle's) waits until a file exists, and creates that file only after a
+    test's result line has come through the pipe. Had the line been held back, the cell would
+    give up waiting (after 120 s), fail, and poisson_rate_mle's two visible tests with it: all
+    16 passing shows that the line came while the notebook still ran. The first line names the
+    notebook, its 26 test cells (10 hidden) and the per-cell limit of the command line."""
+    go = tmp_path / "go"
+    answers = sup.solution_answers("mle")
+    answers["poisson_rate_mle"] = (
+        "import os as _os, time as _time\n"
+        "_start = _time.monotonic()\n"
+        f"while not _os.path.exists({str(go)!r}) and _time.monotonic() - _start < 120:\n"
+        "    _time.sleep(0.05)\n"
+        f"if not _os.path.exists({str(go)!r}):\n"
+        "    raise RuntimeError('the check held its output back')\n"
+        + answers["poisson_rate_mle"])
+    path = sup.write_submission(tmp_path, "s", "mle", nb=sup.make_submission("mle", answers))
+    proc = subprocess.Popen([sup.MLCOURSE, "check", str(path), "--timeout", "300"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout] + [lines.put(None)],
+                     daemon=True).start()
+    seen = []
+    try:
+        while not any(line.startswith("  ok ") for line in seen):
+            line = lines.get(timeout=240)  # (kernel start on a loaded machine: seconds to a minute)
+            assert line is not None, "the check ended before printing a result: " + "".join(seen)
+            seen.append(line)
+        assert not go.exists() and proc.poll() is None  # poisson_rate_mle's cell is waiting
+        go.touch()
+        while (line := lines.get(timeout=300)) is not None:
+            seen.append(line)
+        proc.wait(timeout=60)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    output = "".join(seen)
+    assert seen[0] == "checking mle.ipynb: 26 test cells (10 hidden: they run when graded), " \
+                      "300 s per cell\n"
+    assert proc.returncode == 0, output + err
+    assert output.rstrip().endswith("16 passed, 0 failed, 10 hidden (hidden tests run when your "
+                                    "notebook is graded)")
+    assert "  ok       test_poisson_rate_mle_large\n" in output
 
 
 @pytest.mark.slow

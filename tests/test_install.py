@@ -20,7 +20,12 @@ import zipfile
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.book.wheel import WHEEL_DIR, build_student_wheel, student_wheel_name
+from mlcourse_utils.book.wheel import (
+    WHEEL_DIR,
+    build_student_wheel,
+    student_version,
+    student_wheel_name,
+)
 from mlcourse_utils.grading.notebook import load_assignment
 
 pytestmark = [pytest.mark.xdist_group("fresh-venv")]
@@ -133,12 +138,22 @@ def test_wheel_install_imports_what_notebooks_use_and_no_chapter(wheel_venv, tmp
 
 @pytest.mark.slow
 def test_wheel_install_says_where_the_other_commands_are(wheel_venv, tmp_path):
+    """Installed by pip: --version carries the wheel's label, --help lists `check` alone and
+    names the others in one paragraph; each of them says where it is."""
     for args in (["grade", "mle", ".", "--out", "x"], ["build"], ["release"]):
         proc = subprocess.run([str(wheel_venv / "bin" / "mlcourse"), *args],
                               capture_output=True, text=True, cwd=tmp_path)
         assert proc.returncode == 2
         assert "install the full course package from the course repository" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
+    version = subprocess.run([str(wheel_venv / "bin" / "mlcourse"), "--version"],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert version.stdout == f"mlcourse {student_version()}\n"
+    helped = subprocess.run([str(wheel_venv / "bin" / "mlcourse"), "--help"],
+                            capture_output=True, text=True, cwd=tmp_path).stdout
+    assert "    check " in helped and "    grade " not in helped
+    assert "grading and instructor commands (build, pdf, release, grade," in \
+        " ".join(helped.split())
 
 
 @pytest.fixture(scope="module")

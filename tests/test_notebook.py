@@ -45,3 +45,17 @@ def test_preload_is_the_solutions_imports_and_the_modules_of_forbidden_calls():
     assert assignment.imports == ["scipy.special", "scipy.special.gammaln"]
     assert assignment.preload == ["scipy.special", "scipy.special.gammaln", "scipy",
                                   "scipy.stats", "scipy.stats.beta"]
+
+
+def test_time_limit_is_the_notebook_s_or_the_course_s():
+    """metadata.mlcourse.timeout in whole seconds (the kernel's limit is in whole seconds);
+    without it the course's default; anything else is refused, naming the key and notebook."""
+    from mlcourse_utils.course import DEFAULT_TIMEOUT
+    from mlcourse_utils.grading.notebook import time_limit
+
+    assert time_limit(None) == time_limit({}) == time_limit({"mlcourse": {}}) == DEFAULT_TIMEOUT
+    assert time_limit({"mlcourse": {"timeout": 300}}) == 300
+    assert time_limit({"mlcourse": {"timeout": 45.0}}) == 45
+    for bad in (2.5, 0, -1, True, "120", None):
+        with pytest.raises(ValueError, match=r"metadata.mlcourse.timeout of demo.ipynb"):
+            time_limit({"mlcourse": {"timeout": bad}}, "demo.ipynb")

@@ -99,3 +99,63 @@ def test_available_assignments_follow_the_course_catalogue(tmp_path):
     (tmp_path / "solutions" / "kernels" / "kernels.ipynb").write_text("{}")
     with pytest.raises(ValueError, match="solutions/kernels/ is not .*mlcourse_utils/course.py"):
         available_assignments(tmp_path)
+
+
+def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
+    """The time limit of a cell is decided once per assignment (its source notebook's metadata,
+    else the course's default) and every place states that number: the release notebook's first
+    cell and metadata, the first line of `mlcourse check` (read as the check starts, before any
+    cell runs), grading (whose --timeout defaults to None: the assignment's own limit, as
+    load_assignment reads it), and, for the course's default, the Getting started page (its glued
+    number and the first line of its example, computed by the page's code cells, run here) and
+    the README's synopsis of `mlcourse grade`."""
+    import inspect
+
+    import jupytext
+    import myst_nb
+
+    from mlcourse_utils import cli
+    from mlcourse_utils.course import DEFAULT_TIMEOUT
+    from mlcourse_utils.grading import batch, selfcheck, session
+    from mlcourse_utils.grading.notebook import load_assignment
+
+    class Started(Exception):
+        pass
+
+    def stop(result):
+        raise Started(cli.check_start_lines(result)[0])
+
+    for name in sup.assignments():
+        limit = load_assignment(name, sup.ROOT).timeout
+        assert f"**Time limit: {limit} seconds per cell**" in _header(name)
+        assert sup.release_notebook(name)["metadata"]["mlcourse"]["timeout"] == limit
+        path = sup.write_submission(tmp_path, name, name, nb=sup.release_notebook(name))
+        with pytest.raises(Started) as started:
+            selfcheck.check_notebook(path, on_start=stop)
+        assert str(started.value).startswith(f"checking {name}.ipynb: ")
+        assert str(started.value).endswith(f", {limit} s per cell")
+    for grade in (session.grade_notebook, batch.grade_class):
+        assert inspect.signature(grade).parameters["timeout"].default is None
+    assert cli.make_parser().parse_args(["grade", "mle", "s", "--out", "o"]).timeout is None
+
+    glued = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda key, value, display=True:
+                        glued.__setitem__(key, value))
+    monkeypatch.chdir(sup.ROOT / "book")
+    page = jupytext.read(sup.ROOT / "book" / "getting-started.md")
+    namespace = {}
+    for cell in page.cells:
+        if cell.cell_type == "code":
+            exec(cell.source, namespace)
+    assert glued["cell-limit"] == DEFAULT_TIMEOUT
+    assert "{glue:text}`cell-limit` seconds" in " ".join(
+        (sup.ROOT / "book" / "getting-started.md").read_text().split())
+    example = capsys.readouterr().out.splitlines()
+    assert example[0] == "checking mle.ipynb: 26 test cells (10 hidden: they run when graded), " \
+                         f"{DEFAULT_TIMEOUT} s per cell"
+
+    readme = " ".join((sup.ROOT / "README.md").read_text(encoding="utf-8").split())
+    mle_budget = session.grading_budget(load_assignment("mle", sup.ROOT))
+    assert f"[--timeout {DEFAULT_TIMEOUT}] [--student-timeout {mle_budget:g}]" in readme
+    assert f"{mle_budget:g} s for mle" in readme
+    assert f"the one grading uses: {DEFAULT_TIMEOUT} unless" in readme

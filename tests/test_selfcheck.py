@@ -151,3 +151,28 @@ def test_edited_and_deleted_tests_never_pass(tmp_path):
     assert "edited" in messages["test_bernoulli_mle"]
     assert "deleted" in messages["test_mvn_mle_edge"]
     assert result.count("passed") == 14 and result.count("changed") == 2 and not result.ok
+
+
+@pytest.mark.slow
+def test_a_function_that_ran_out_of_time_is_not_called_by_its_later_tests(tmp_path):
+    """bernoulli_mle never returns. With a 10 s limit (from the argument: it overrides the
+    notebook's), its first visible test fails on the limit and its second, test_bernoulli_mle_edge,
+    is not run, naming the function and the test, as grading does: one cell in all runs out of
+    time, not one per test. The other 14 of mle's 16 visible tests pass. The tests are handed on
+    in notebook order, after the start, each once."""
+    answers = sup.solution_answers(NAME)
+    answers["bernoulli_mle"] = "def bernoulli_mle(x):\n    while True:\n        pass\n"
+    path = sup.write_submission(tmp_path, "s", NAME, nb=sup.make_submission(NAME, answers))
+    events = []
+    result = check_notebook(path, timeout=10, on_start=lambda r: events.append(r.timeout),
+                            on_test=lambda t: events.append(t.grade_id))
+    status = {t.grade_id: t for t in result.tests}
+    assert status["test_bernoulli_mle"].status == "failed"
+    assert status["test_bernoulli_mle"].message.startswith("still running after 10 s")
+    assert status["test_bernoulli_mle_edge"].status == "not run"
+    assert status["test_bernoulli_mle_edge"].message.startswith(
+        "bernoulli_mle ran out of time in test_bernoulli_mle")
+    assert sum("still running" in t.message for t in result.tests) == 1
+    assert result.count("passed") == 14 and result.count("failed") == 1 and not result.ok
+    assert events == [10, *_test_ids(sup.release_notebook(NAME))]
+    assert [t.grade_id for t in result.tests] == events[1:]

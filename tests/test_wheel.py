@@ -117,3 +117,71 @@ def test_every_module_a_student_file_imports_is_in_the_wheel():
                 if not any(c in w.STUDENT_FILES for c in candidates):
                     missing.append((rel, ".".join(parts)))
     assert missing == []
+
+
+def _student_install(tmp_path):
+    """The real student wheel unpacked as pip would install it (package and .dist-info in one
+    folder), and a command that runs `mlcourse` from it alone: no site-packages (-S, so neither
+    this environment's editable install nor its metadata answer), the working folder elsewhere."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    with zipfile.ZipFile(w.build_student_wheel(tmp_path / "wheel")) as zf:
+        zf.extractall(site)
+    code = (f"import sys; sys.path.insert(0, {str(site)!r}); "
+            "from mlcourse_utils.cli import main; sys.exit(main(sys.argv[1:]))")
+
+    def mlcourse(*args):
+        return subprocess.run([sys.executable, "-S", "-c", code, *args], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=120)
+    return mlcourse
+
+
+def test_the_student_install_lists_its_commands_and_says_what_it_is(tmp_path):
+    """Installed from the wheel, `mlcourse --help` lists the commands whose modules the wheel
+    holds (check only: STUDENT_FILES has no grader and no book tools) and names the others in
+    one paragraph that says where they are; `--version` carries the wheel's label. A missing
+    command, with or without its arguments, says to install the full package (exit 2)."""
+    from mlcourse_utils import __version__, cli
+
+    mlcourse = _student_install(tmp_path)
+    have = [name for name, c in cli.COMMANDS.items()
+            if f"{c.module.removeprefix('mlcourse_utils.').replace('.', '/')}.py"
+            in w.STUDENT_FILES]
+    assert have == ["check"]
+    helped = mlcourse("--help")
+    assert helped.returncode == 0, helped.stderr
+    listed = [line.split()[0] for line in helped.stdout.splitlines()
+              if line.startswith("    ") and line.split()[0] in cli.COMMANDS]
+    assert listed == have
+    others = [name for name in cli.COMMANDS if name not in have]
+    epilog = " ".join(helped.stdout.split("\n\n")[-1].split())
+    assert epilog.startswith(f"grading and instructor commands ({', '.join(others)}): install "
+                             "the full course package from the course repository")
+    version = mlcourse("--version")
+    assert version.returncode == 0 and version.stdout == f"mlcourse {w.student_version()}\n"
+    assert w.student_version() == f"{__version__}+student"
+    for args in (["grade"], ["grade", "mle", "subs", "--out", "x", "--jobs", "2"], ["build"]):
+        proc = mlcourse(*args)
+        assert proc.returncode == 2, args
+        assert "install the full course package from the course repository" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_full_install_lists_every_command_and_its_own_version():
+    """This (editable, full) install: every command in --help, the package's version."""
+    import subprocess
+    import sys
+
+    from mlcourse_utils import __version__, cli
+
+    helped = subprocess.run([sys.executable, "-m", "mlcourse_utils", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    listed = [line.split()[0] for line in helped.stdout.splitlines()
+              if line.startswith("    ") and line.split()[0] in cli.COMMANDS]
+    assert listed == list(cli.COMMANDS) and "install the full" not in helped.stdout
+    assert all(cli.installed(c.module) for c in cli.COMMANDS.values())
+    assert not cli.installed("mlcourse_utils.no_such_module")
+    assert not cli.installed("mlcourse_utils.grading.no_such_module")
+    assert cli.installed_version() == __version__

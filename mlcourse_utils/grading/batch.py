@@ -149,17 +149,20 @@ def _write_feedback(result, assignment, out, failures):
 
 
 def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: int = 1,
-                timeout: float = 60.0, memory_mb: int = 4096, root: Path | str | None = None,
+                timeout: float | None = None, memory_mb: int = 4096,
+                root: Path | str | None = None,
                 progress: bool = True, student_timeout: float | None = None,
                 shard: tuple[int, int] | None = None, secret: bytes | None = None,
                 require_isolation: bool = False, roster: Path | str | None = None,
                 force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
-    One student can only cost itself: its grading has deadlines and a total budget
-    (``student_timeout``, which also covers reading the notebook and writing its pages), its
-    sandbox its own limits, and writing its feedback, gradebook copy, manual-grading answer or
-    submission time can fail only for it (the failure is reported; the CSVs are always written).
+    One student can only cost itself: its grading has deadlines (``timeout`` per cell and per
+    test, default the assignment's limit) and a total budget (``student_timeout``, default
+    :func:`~.session.grading_budget`; it also covers reading the notebook and writing its
+    pages), its sandbox its own limits, and writing its feedback, gradebook copy,
+    manual-grading answer or submission time can fail only for it (the failure is reported; the
+    CSVs are always written).
     With ``shard=(K, N)`` only the K-th of N deterministic slices of the class is graded;
     :func:`merge_outputs` joins the N folders into what one run writes. ``secret`` (bytes, see
     :func:`read_secret`) gives every student their own hidden-test inputs. The defences in

@@ -37,10 +37,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..course import BUDGET_FACTOR, DEFAULT_TIMEOUT
+
 #: Largest file next to a notebook that is copied into its scratch folder (data it may read).
 MAX_COPIED_FILE = 5 * 2**20
-#: The default budget of a run, in multiples of the per-cell timeout.
-BUDGET_FACTOR = 10
 #: Seconds a kernel may take to start and answer (less when the budget is smaller).
 STARTUP_TIMEOUT = 60.0
 #: Seconds an interrupted kernel has to become idle again before the run stops.
@@ -135,17 +135,22 @@ def _copy_data_files(folder: Path, scratch: str) -> None:
                     shutil.copy(item, scratch)
 
 
-def execute_notebook(nb: Any, folder: Path | str | None = None, *, timeout: float = 120.0,
-                     budget: float | None = None,
-                     on_cell: Callable[[int, Any], None] | None = None) -> Execution:
+def execute_notebook(nb: Any, folder: Path | str | None = None, *,
+                     timeout: float = DEFAULT_TIMEOUT, budget: float | None = None,
+                     on_cell: Callable[[int, Any], None] | None = None,
+                     on_result: Callable[[CellResult], None] | None = None,
+                     skip: Callable[[int, Any], str | None] | None = None) -> Execution:
     """Run every code cell of ``nb`` (an nbformat notebook, given outputs in place).
 
     The kernel runs in a scratch folder that receives the small files next to the notebook
     (``folder``); ``folder`` itself is never written. ``timeout`` is the limit of one cell in
     seconds (whole seconds, rounded up), ``budget`` the limit of the whole run (default
-    10 × ``timeout``). ``on_cell(index, cell)`` is called before each code cell runs. Errors
-    do not stop the run; a kernel that stays busy, dies or runs out of budget does (see the
-    module docstring). Raises :class:`KernelError` when no kernel starts and
+    :data:`~mlcourse_utils.course.BUDGET_FACTOR` × ``timeout``). ``on_cell(index, cell)`` is
+    called before each code cell runs, ``on_result(cell_result)`` as soon as each one's
+    :class:`CellResult` is known (also for the cells not run), and a cell for which
+    ``skip(index, cell)`` returns a reason is not run: its status is "not run" with that reason.
+    Errors do not stop the run; a kernel that stays busy, dies or runs out of budget does (see
+    the module docstring). Raises :class:`KernelError` when no kernel starts and
     ``KeyboardInterrupt`` on Ctrl-C (the kernel and the scratch folder are gone by then).
     """
     if not timeout > 0:
@@ -157,7 +162,7 @@ def execute_notebook(nb: Any, folder: Path | str | None = None, *, timeout: floa
     with tempfile.TemporaryDirectory(prefix="mlcourse-run-", ignore_cleanup_errors=True) as tmp:
         if folder is not None:
             _copy_data_files(Path(folder), tmp)
-        run = _Run(nb, tmp, argv, timeout, budget, on_cell)
+        run = _Run(nb, tmp, argv, timeout, budget, on_cell, on_result, skip)
         # Windows' default (proactor) event loop lacks what ZeroMQ's asyncio support needs.
         factory = asyncio.SelectorEventLoop if os.name == "nt" else None
         try:
@@ -295,9 +300,10 @@ class _Run:
     """One execution: the notebook's code cells run one by one on a :class:`_Kernel`, each
     within its time limit and all within the budget."""
 
-    def __init__(self, nb, scratch, argv, timeout, budget, on_cell):
+    def __init__(self, nb, scratch, argv, timeout, budget, on_cell, on_result, skip):
         self.nb, self.scratch, self.argv = nb, scratch, argv
         self.timeout, self.budget, self.on_cell = timeout, budget, on_cell
+        self.on_result, self.skip = on_result, skip
         self.kernel = None       # the _Kernel, once made
         self.timed_out = set()   # cells whose reply was nbclient's timeout reply
 
@@ -323,6 +329,11 @@ class _Run:
         if (execute_reply or {}).get("content", {}).get("ename") == _TIMEOUT_REPLY["ename"]:
             self.timed_out.add(cell_index)
 
+    def _record(self, results, result):
+        results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
+
     async def _cells(self):
         from nbclient.exceptions import DeadKernelError
 
@@ -336,37 +347,44 @@ class _Run:
             if remaining <= 0:
                 stopped = f"the run used its whole budget of {self.budget:g} s"
                 break
+            reason = self.skip(index, cell) if self.skip is not None else None
+            if reason:
+                self._record(results, CellResult(index, "not run", reason))
+                continue
             if self.on_cell is not None:
                 self.on_cell(index, cell)
             task = await self.kernel.within(self.kernel.client.async_execute_cell(cell, index),
                                             remaining)
             if not task.done():
-                results.append(CellResult(index, "timeout", "still running when the run used "
-                                          f"its whole budget of {self.budget:g} s"))
+                self._record(results, CellResult(index, "timeout", "still running when the run "
+                                                 f"used its whole budget of {self.budget:g} s"))
                 stopped = f"the run used its whole budget of {self.budget:g} s"
                 stopped_at = index
                 break
             exc = task.exception()
             if isinstance(exc, DeadKernelError):
-                results.append(CellResult(index, "died", "the kernel died while this cell ran "
-                                          "(out of memory, a crash or os._exit)"))
+                self._record(results, CellResult(index, "died", "the kernel died while this "
+                                                 "cell ran (out of memory, a crash or os._exit)"))
                 stopped, stopped_at = "the kernel died", index
                 break
             if exc is not None:
                 raise exc
             if index in self.timed_out:
-                results.append(CellResult(index, "timeout", f"still running after "
-                                          f"{math.ceil(self.timeout)} s (the limit of one cell)"))
+                self._record(results, CellResult(index, "timeout", f"still running after "
+                                                 f"{math.ceil(self.timeout)} s (the limit of "
+                                                 "one cell)"))
                 grace = min(INTERRUPT_GRACE, self.deadline - loop.time())
                 if not await self.kernel.idle(grace):
                     stopped, stopped_at = "the kernel did not stop when interrupted", index
                     break
                 continue
             error = _first_error(cell)
-            results.append(CellResult(index, "error" if error else "ok", error or ""))
+            self._record(results, CellResult(index, "error" if error else "ok", error or ""))
         done = {r.index for r in results}
         if stopped:
-            results += [CellResult(i, "not run", stopped) for i in todo if i not in done]
+            for i in todo:
+                if i not in done:
+                    self._record(results, CellResult(i, "not run", stopped))
         return Execution(results, stopped, stopped_at)
 
     def kill_leftovers(self):

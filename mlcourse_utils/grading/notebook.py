@@ -17,7 +17,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from ..course import find_course_root
+from ..course import DEFAULT_TIMEOUT, find_course_root
 
 #: CPython 3.11 and 3.12 can fail with "SystemError: AST constructor recursion depth mismatch"
 #: when ast.parse or compile run in several threads at once (python/cpython#106905, fixed in
@@ -70,6 +70,14 @@ class Assignment:
     #: modules the solution's code imports (instructor code; never the course package): what a
     #: prepared sandbox image imports once for every student (``zygote.py``)
     imports: list[str] = dataclasses.field(default_factory=list)
+    #: seconds one cell or test may run (:func:`time_limit` of the notebook's metadata)
+    timeout: int = DEFAULT_TIMEOUT
+
+    @property
+    def hidden_tests(self) -> list[str]:
+        """grade_ids of the test cells that hold hidden tests (run only when graded)."""
+        return [t.grade_id for t in self.tests
+                if any(line.strip() == HIDDEN_BEGIN for line in t.source.splitlines())]
 
     @property
     def preload(self) -> list[str]:
@@ -237,6 +245,26 @@ EVERY_TASK = "*"
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+def time_limit(metadata: Mapping[str, Any] | None, notebook: str = "the notebook") -> int:
+    """Seconds one cell of an assignment may run: its notebook's ``metadata.mlcourse.timeout``,
+    else the course's :data:`~mlcourse_utils.course.DEFAULT_TIMEOUT`.
+
+    The one reader of that limit: `mlcourse release` (solution run and header) and `grade`
+    read it from the source notebook, `mlcourse check` from the release notebook, to which the
+    release copies it. A whole number of seconds (the kernel's per-cell limit is one); ValueError
+    names anything else.
+    """
+    found = (metadata or {}).get(METADATA_KEY, {})
+    value = found.get("timeout", DEFAULT_TIMEOUT) if isinstance(found, Mapping) else \
+        DEFAULT_TIMEOUT
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"metadata.mlcourse.timeout of {notebook} must be a positive whole "
+                         f"number of seconds, got {value!r}")
+    return value
+
+
 def forbidden_calls(metadata: Mapping[str, Any] | None, tasks: list[str],
                     notebook: str = "the notebook") -> dict[str, list[str]]:
     """``{task: [forbidden qualified names]}`` from a notebook's metadata.
@@ -265,6 +293,13 @@ def forbidden_calls(metadata: Mapping[str, Any] | None, tasks: list[str],
     return {task: sorted(names) for task, names in out.items()}
 
 
+def task_of(test_id: str, tasks: Sequence[str]) -> str | None:
+    """The task a test cell ``test_<task>[_<suffix>]`` tests: the longest of ``tasks`` it names
+    (None: none)."""
+    return max((t for t in tasks if test_id == f"test_{t}" or test_id.startswith(f"test_{t}_")),
+               key=len, default=None)
+
+
 def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
                           metadata: Mapping[str, Any] | None = None) -> Assignment:
     """An :class:`Assignment` from the cells (and metadata) of a source notebook ``notebook``."""
@@ -276,8 +311,7 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
             tasks.append(gid)
             solution.append(source)
         elif is_test_cell(cell):
-            owner = max((t for t in tasks if gid == f"test_{t}" or gid.startswith(f"test_{t}_")),
-                        key=len, default=None)
+            owner = task_of(gid, tasks)
             if owner is None:
                 raise ValueError(
                     f"test cell {gid!r} in {notebook} follows no answer cell it names")
@@ -291,7 +325,8 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
     imports = [m for m in imported_by(solution)
                if m.partition(".")[0] not in ("mlcourse_utils", "__future__")]
     return Assignment(name, notebook, tasks, tests, setup, manual, visible,
-                      forbidden_calls(metadata, tasks, notebook), imports)
+                      forbidden_calls(metadata, tasks, notebook), imports,
+                      time_limit(metadata, notebook))
 
 
 def imported_by(sources: Sequence[str]) -> list[str]:

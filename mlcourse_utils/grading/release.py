@@ -2,10 +2,11 @@
 
 After nbgrader has written ``exercises/NAME/*.ipynb``, each release notebook gets a generated
 first cell (:func:`header_cell`, from ``templates/release_header.md``: the points per task, how
-to install the course package and run ``mlcourse check``, the rules: what may be imported, the
-calls forbidden per task, what each test checks) and, in its metadata, the list of its test
-cells with their checksums, from which ``mlcourse check`` tells a deleted test cell, and the
-forbidden calls per task, which ``mlcourse check`` looks for.
+to install the course package and run ``mlcourse check``, the time limit of a cell, the rules:
+what may be imported, the calls forbidden per task, what each test checks) and, in its
+metadata, the list of its test cells with their checksums, from which ``mlcourse check`` tells
+a deleted test cell, the forbidden calls per task, which ``mlcourse check`` looks for, and the
+assignment's time limit of one cell, which ``mlcourse check`` uses.
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from .notebook import (
     grade_id,
     is_test_cell,
     nbgrader_checksum,
+    time_limit,
 )
 
 #: The id and metadata marker of the generated first cell of a release notebook.
 HEADER_ID = "mlcourse-header"
 #: Key of the course's own entries in a release notebook's metadata.
 METADATA_KEY = "mlcourse"
-#: The per-cell time limit of `mlcourse check` and of the solution run of `mlcourse release`.
-DEFAULT_TIMEOUT = 120.0
 
 
 def available_assignments(root: Path | str) -> list[str]:
@@ -52,12 +52,13 @@ def available_assignments(root: Path | str) -> list[str]:
     return course_order(names)
 
 
-def run_notebook(path: Path | str, timeout: float = DEFAULT_TIMEOUT,
+def run_notebook(path: Path | str, timeout: float | None = None,
                  budget: float | None = None) -> list[tuple[str, str, bool]]:
     """Execute a notebook in a scratch folder; return ``[(cell, error text, is a test cell)]``.
 
-    Every cell runs (errors do not stop the run) within ``timeout`` seconds each and ``budget``
-    in all (:func:`mlcourse_utils.grading.execute.execute_notebook`). The list names each cell
+    Every cell runs (errors do not stop the run) within ``timeout`` seconds each (default: the
+    notebook's own limit, :func:`~.notebook.time_limit`) and ``budget`` in all
+    (:func:`mlcourse_utils.grading.execute.execute_notebook`). The list names each cell
     that failed, timed out, killed the kernel or did not run, by its nbgrader grade_id (or its
     position), with the error's last line. The notebook's own folder is never written.
     """
@@ -67,6 +68,8 @@ def run_notebook(path: Path | str, timeout: float = DEFAULT_TIMEOUT,
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
+    if timeout is None:
+        timeout = time_limit(nb.metadata, path.name)
     run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget)
     errors = []
     for result in run.cells:
@@ -83,13 +86,13 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def header_cell(source: Any, name: str, notebook: str,
-                timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
     """The generated first cell of a release notebook (a Markdown cell, as a dict).
 
     ``source`` is the nbgrader source notebook (a dict or NotebookNode): the points per task
     come from its test cells' metadata, the hidden ones from the test cells that hold hidden
-    tests. Rendered from ``templates/release_header.md`` (its comment lists the variables and
+    tests, the time limit of a cell from its metadata (:func:`~.notebook.time_limit`). Rendered
+    from ``templates/release_header.md`` (its comment lists the variables and
     the blocks).
     """
     import types
@@ -117,7 +120,7 @@ def header_cell(source: Any, name: str, notebook: str,
     env.filters["points"] = _points
     text = env.get_template("release_header.md").render(
         assignment=name, notebook=notebook, wheel=student_wheel_name(), tasks=tasks,
-        autograded=assignment.max_score, timeout=timeout,
+        autograded=assignment.max_score, timeout=assignment.timeout,
         manual=[types.SimpleNamespace(name=g, points=p) for g, p in assignment.manual],
         metadata=dict(source.get("metadata", {})))
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
@@ -140,10 +143,13 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
     if not any(is_test_cell(c) for c in nb.cells):
         return  # not an assignment notebook (data, a reading): nothing to check or install
     nb.cells.insert(0, nbformat.from_dict(header_cell(src, name, release.name)))
-    forbidden = assignment_from_cells(name, source.name, [dict(c) for c in src.cells],
-                                      src.metadata).forbidden
+    assignment = assignment_from_cells(name, source.name, [dict(c) for c in src.cells],
+                                       src.metadata)
+    forbidden = assignment.forbidden
     nb.metadata[METADATA_KEY] = {
         "assignment": name,
+        # The time limit of one cell, in seconds: `mlcourse check` uses it, as grading does.
+        "timeout": assignment.timeout,
         # {task: [forbidden calls]}: `mlcourse check` warns where an answer uses one.
         "forbidden": {task: names for task, names in forbidden.items() if names},
         # [grade_id, checksum] of every test cell, in order: `mlcourse check` names the ones
@@ -156,14 +162,15 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
 
 
 def release(names: Iterable[str] | None = None, root: Path | str | None = None, check: bool = True,
-            quiet: bool = False, timeout: float = DEFAULT_TIMEOUT,
+            quiet: bool = False, timeout: float | None = None,
             budget: float | None = None) -> list[str]:
     """Regenerate ``exercises/NAME`` from ``solutions/NAME`` with nbgrader.
 
     With ``check`` (the default) each solution notebook is first executed (``timeout`` seconds
-    per cell, ``budget`` in all) and must pass every one of its own tests; otherwise nothing is
-    generated and ``RuntimeError`` says which failed. Each release notebook then gets its
-    generated first cell and test-cell manifest (:func:`finish_release_notebook`).
+    per cell, default the assignment's limit; ``budget`` in all) and must pass every one of its
+    own tests; otherwise nothing is generated and ``RuntimeError`` says which failed. Each
+    release notebook then gets its generated first cell and test-cell manifest
+    (:func:`finish_release_notebook`).
     """
     root = Path(root) if root else find_course_root()
     names = list(names) if names else available_assignments(root)

@@ -3,8 +3,13 @@
 The notebook is read, checked without running it (syntax errors; test cells edited or deleted,
 from the checksums nbgrader stores in each test cell and the list of test cells ``mlcourse
 release`` stores in the notebook's metadata, as ``nbgrader validate`` does), then run from the
-top in a fresh kernel with a time limit per cell and in all (:mod:`.execute`). The result says,
-one line per problem and in words, what a student needs to act on; it never shows a traceback.
+top in a fresh kernel with a time limit per cell and in all (:mod:`.execute`): the assignment's
+limit, which the release copies into the notebook's metadata (:func:`~.notebook.time_limit`).
+Each test's result is handed on as soon as it is known, so the command prints it while the
+later cells run. As in grading, a function whose test ran out of time is not called by its later
+tests (they are "not run"), so an endless loop costs one limit, not one per test. The result
+says, one line per problem and in words, what a student needs to act on; it never shows a
+traceback.
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ from typing import Any
 from .notebook import (
     cell_source,
     grade_id,
+    is_answer_cell,
     is_locked,
     is_test_cell,
     nbgrader_checksum,
     nbgrader_meta,
     parse_python,
+    task_of,
+    time_limit,
 )
 
 #: Key of the course's entries in a release notebook's metadata (see release.py).
@@ -37,7 +45,8 @@ class TestStatus:
     """One test cell as `mlcourse check` reports it.
 
     ``status`` is "passed", "failed", "hidden" (its tests run when graded), "changed" (edited or
-    deleted: grading runs the original) or "not run" (the run stopped before it).
+    deleted: grading runs the original) or "not run" (the run stopped before it, or an earlier
+    test of its function ran out of time).
     """
 
     grade_id: str
@@ -53,6 +62,10 @@ class CheckResult:
     warnings: list[str]                 # things that may cost points although tests pass
     tests: list[TestStatus]             # every test cell of the release, in notebook order
     other: list[tuple[str, str]]        # (cell, message): errors in cells that are not tests
+    notebook: str = ""                  # the notebook's file name
+    timeout: float = 0.0                # the limit of one cell, in seconds
+    planned: list[str] = dataclasses.field(default_factory=list)  # test cells, in order
+    hidden: int = 0                     # how many of them hold only hidden tests
 
     @property
     def ok(self) -> bool:
@@ -251,65 +264,116 @@ def read_notebook(path: Path | str) -> Any:
     return nb
 
 
-def check_notebook(path: Path | str, timeout: float = 120, budget: float | None = None,
-                   on_cell: Callable[[int, Any], None] | None = None) -> CheckResult:
+def check_notebook(path: Path | str, timeout: float | None = None, budget: float | None = None,
+                   on_cell: Callable[[int, Any], None] | None = None,
+                   on_start: Callable[[CheckResult], None] | None = None,
+                   on_test: Callable[[TestStatus], None] | None = None,
+                   on_problem: Callable[[str], None] | None = None) -> CheckResult:
     """Check and run a student's notebook; see :class:`CheckResult`.
 
-    ``timeout`` is the time limit of one cell in seconds, ``budget`` of the whole run (default
-    10 × ``timeout``); ``on_cell(index, cell)`` is called as each code cell starts. Raises
-    ValueError for a file that does not exist or is not an assignment notebook,
+    ``timeout`` is the time limit of one cell in seconds (default: the assignment's, from the
+    notebook's metadata), ``budget`` of the whole run (default
+    :data:`~mlcourse_utils.course.BUDGET_FACTOR` × ``timeout``). As the check goes on:
+    ``on_start(result)`` once the notebook has been read and checked without running it (the
+    result then holds the notebook's name, the limit, the test cells planned and the problems
+    and warnings found so far), ``on_cell(index, cell)`` as each code cell starts,
+    ``on_test(status)`` for each test cell, in notebook order, as soon as its status is known,
+    and ``on_problem(line)`` when the run stops early (before the tests it did not reach).
+    Raises ValueError for a file that does not exist or is not an assignment notebook,
     :class:`~mlcourse_utils.grading.execute.KernelError` when no kernel starts and
     ``KeyboardInterrupt`` on Ctrl-C.
     """
-    from .execute import execute_notebook
+    from .execute import execute_notebook, kernel_command
 
     path = Path(path)
     nb = read_notebook(path)
     order = _test_order(nb)
     if not order:
         raise ValueError(f"{path} has no test cells: is it an assignment notebook?")
+    kernel_command()  # no kernel to run it: that one line, before anything has been said
+    limit = time_limit(nb.get("metadata", {}), path.name) if timeout is None else timeout
     changed = _changed_tests(nb)
     syntax = _syntax_errors(nb.cells)
+    by_id = {grade_id(c): (i, c) for i, c in enumerate(nb.cells) if is_test_cell(c)}
+    hidden = {gid for gid in order if gid not in changed
+              and is_emptied_hidden_test(cell_source(by_id[gid][1]))}
     result = CheckResult(problems=list(syntax.values()), warnings=_edited_locked_code(nb),
-                         tests=[], other=[])
+                         tests=[], other=[], notebook=path.name, timeout=limit,
+                         planned=order, hidden=len(hidden))
     # Warnings about the answers found without running them (one line each).
     result.warnings += forbidden_warnings(nb)
+    if on_start is not None:
+        on_start(result)
 
-    run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget, on_cell=on_cell)
+    tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
+    outcomes = {}      # cell index -> its CellResult, as the run goes on
+    timed_out = {}     # task -> the test cell in which it ran out of time
+    skipped = {}       # cell index -> why it was not run (its function ran out of time)
+    ended = []         # set once the run has ended (its tests not run then are known)
+    broken = {}        # name -> why it is not defined (its cell has a syntax error or failed)
+    for index in syntax:
+        _mark_broken(broken, nb.cells[index], index, "has a syntax error (see above)")
+
+    def status(gid):
+        """The test's status, or None while its cell has not run yet."""
+        if gid in changed:
+            return TestStatus(gid, "changed", (
+                "this test cell was deleted; grading runs it anyway: copy it back from a fresh "
+                "download" if changed[gid] == "deleted" else
+                "this test cell was edited; grading runs the original, so its result here does "
+                "not count: undo the edit or copy the cell from a fresh download"))
+        if gid in hidden:
+            return TestStatus(gid, "hidden", "runs when graded")
+        index, cell = by_id[gid]
+        if not cell_source(cell).strip():  # an empty cell: nothing to fail
+            return TestStatus(gid, "passed")
+        if index in skipped:
+            return TestStatus(gid, "not run", skipped[index])
+        if index not in outcomes or (outcomes[index].status == "not run" and not ended):
+            return None  # (not run as the run stopped: reported after the problem that says so)
+        return _test_status(gid, outcomes[index], broken)
+
+    def report():
+        """Hand on every test whose status is now known, in order, up to the first unknown."""
+        while len(result.tests) < len(order):
+            found = status(order[len(result.tests)])
+            if found is None:
+                return
+            result.tests.append(found)
+            if on_test is not None:
+                on_test(found)
+
+    def skip(index, cell):
+        task = task_of(grade_id(cell) or "", tasks) if is_test_cell(cell) else None
+        if task in timed_out:
+            skipped[index] = (f"{task} ran out of time in {timed_out[task]}; its later tests "
+                              "are skipped, as in grading")
+            return skipped[index]
+        return None
+
+    def on_result(outcome):
+        outcomes[outcome.index] = outcome
+        cell = nb.cells[outcome.index]
+        if is_test_cell(cell):
+            task = task_of(grade_id(cell) or "", tasks)
+            if outcome.status == "timeout" and task is not None:
+                timed_out.setdefault(task, grade_id(cell))
+        elif outcome.index not in syntax and outcome.status not in ("ok", "not run"):
+            _mark_broken(broken, cell, outcome.index, "failed (see below)")
+        report()
+
+    report()  # the edited, deleted and hidden tests before the first cell runs
+    run = execute_notebook(nb, path.parent, timeout=limit, budget=budget, on_cell=on_cell,
+                           on_result=on_result, skip=skip)
     if run.stopped:
         where = f" in {_label(nb.cells[run.stopped_at], run.stopped_at)}" \
             if run.stopped_at is not None else ""
         result.problems.append(f"the check stopped early: {run.stopped}{where}; the cells after "
                                "it did not run")
-    broken = {}  # name -> why it is not defined (its cell has a syntax error or failed)
-    for index, cell in enumerate(nb.cells):
-        if cell.get("cell_type") != "code" or is_test_cell(cell):
-            continue
-        outcome = run.result(index)
-        if index in syntax:
-            why = f"cell {_label(cell, index)} has a syntax error (see above)"
-        elif outcome is not None and outcome.status != "ok":
-            why = f"cell {_label(cell, index)} failed (see below)"
-        else:
-            continue
-        for name in _defined_names(cell_source(cell)) | {grade_id(cell)} - {None}:
-            broken.setdefault(name, why)
-
-    by_id = {grade_id(c): (i, c) for i, c in enumerate(nb.cells) if is_test_cell(c)}
-    for gid in order:
-        if gid in changed:
-            result.tests.append(TestStatus(gid, "changed", (
-                "this test cell was deleted; grading runs it anyway: copy it back from a fresh "
-                "download" if changed[gid] == "deleted" else
-                "this test cell was edited; grading runs the original, so its result here does "
-                "not count: undo the edit or copy the cell from a fresh download")))
-            continue
-        index, cell = by_id[gid]
-        if is_emptied_hidden_test(cell_source(cell)):
-            result.tests.append(TestStatus(gid, "hidden", "runs when graded"))
-            continue
-        outcome = run.result(index)
-        result.tests.append(_test_status(gid, outcome, broken, timeout))
+        if on_problem is not None:
+            on_problem(result.problems[-1])
+    ended.append(True)
+    report()  # (every cell has a result by now)
     for index, cell in enumerate(nb.cells):
         outcome = run.result(index)
         if is_test_cell(cell) or index in syntax or outcome is None or \
@@ -320,9 +384,13 @@ def check_notebook(path: Path | str, timeout: float = 120, budget: float | None 
     return result
 
 
-def _test_status(gid: str, outcome: Any, broken: dict[str, str], timeout: float) -> TestStatus:
-    if outcome is None:  # an empty cell
-        return TestStatus(gid, "passed")
+def _mark_broken(broken: dict[str, str], cell: Any, index: int, what: str) -> None:
+    """Record the names a cell defines as not defined, because the cell ``what``."""
+    for name in _defined_names(cell_source(cell)) | {grade_id(cell)} - {None}:
+        broken.setdefault(name, f"cell {_label(cell, index)} {what}")
+
+
+def _test_status(gid: str, outcome: Any, broken: dict[str, str]) -> TestStatus:
     if outcome.status == "ok":
         return TestStatus(gid, "passed")
     if outcome.status == "not run":

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..course import BUDGET_FACTOR
 from .analysis import AnalysisError, analyse, render_pages
 from .checks import hidden_inputs
 from .names import REFERENCE, matches, scan_code
@@ -24,11 +25,10 @@ from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError
 from .results import MAX_CELL_WARNINGS, GradeResult, TestResult
 from .sandbox import Sandbox
+from .selfcheck import is_emptied_hidden_test
 from .submissions import Submission
 from .text import clean_text
 
-#: The default total budget of a student (``--student-timeout``) is this many ``--timeout``s.
-DEFAULT_BUDGET_FACTOR = 10
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
               "write the function yourself")
 
@@ -51,7 +51,7 @@ class _Session:
     ``"budget"``.
     """
 
-    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout=None, max_restarts=4,
+    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout, max_restarts=4,
                  start=None, watch=(), preload=()):
         self.preload = list(preload)  # Assignment.preload, for a prepared image
         self.cells = cells  # list of (index, source, task or None)
@@ -61,7 +61,7 @@ class _Session:
         self.hidden = hidden
         self.memory_mb = memory_mb
         self.timeout = timeout
-        self.student_timeout = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
+        self.student_timeout = student_timeout
         self.budget_end = (start or time.monotonic()) + self.student_timeout
         self.max_restarts = max_restarts
         self.restarts = -1
@@ -279,8 +279,31 @@ def check_setup(assignment: Assignment) -> None:
                              "(plain code before the first task) must run on their own") from None
 
 
-def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: float = 60.0,
-                   memory_mb: int = 4096,
+def grading_budget(assignment: Assignment, timeout: float | None = None) -> float:
+    """A student's total grading time by default (``--student-timeout``), in seconds.
+
+    ``timeout`` is the limit of one cell and one test (default: the assignment's). The budget
+    is what `mlcourse check` allows a whole run (:data:`~mlcourse_utils.course.BUDGET_FACTOR`
+    limits: the kernel's start, the cells, the visible tests) plus one limit for each thing
+    only grading does: reading the notebook, and each test cell with hidden tests. With the
+    visible tests run first (:func:`grade_notebook`), a visible test that passed in a check
+    that ended within its budget is not cut short here by the budget.
+    """
+    timeout = assignment.timeout if timeout is None else timeout
+    return (BUDGET_FACTOR + 1 + len(assignment.hidden_tests)) * timeout
+
+
+def _run_order(assignment: Assignment) -> list[Any]:
+    """The test cells in the order grading runs them: those a student sees run in `mlcourse
+    check` first, then those that hold only hidden tests (each group in notebook order), so a
+    hidden test's time-out or time never decides a visible test that passed in the check."""
+    hidden_only = {gid for gid, source in assignment.visible_sources.items()
+                   if is_emptied_hidden_test(source)}
+    return sorted(assignment.tests, key=lambda t: t.grade_id in hidden_only)
+
+
+def grade_notebook(assignment: Assignment, submission: Submission, *,
+                   timeout: float | None = None, memory_mb: int = 4096,
                    hidden: Collection[Path | str] = (), student_timeout: float | None = None,
                    secret: bytes | None = None, copy_to: Path | str | None = None,
                    manual_dir: Path | str | None = None,
@@ -288,8 +311,10 @@ def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: f
     """Grade one student's submission (read once, :mod:`.submissions`); never raises for a bad
     one. A submission without a notebook (nothing submitted, or refused) earns zero with its
     reason.
+    ``timeout`` is the limit of one cell and one test in seconds (default: the assignment's,
+    :attr:`~.notebook.Assignment.timeout`).
     ``student_timeout`` is the student's total budget in seconds (default
-    ``DEFAULT_BUDGET_FACTOR * timeout``): it starts now and covers reading the notebook
+    :func:`grading_budget`): it starts now and covers reading the notebook
     (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
     cell, :attr:`~.analysis.Analysis.uses`), writing the formgrader copy ``copy_to`` and the
     rendered manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells
@@ -300,7 +325,8 @@ def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: f
     start = time.monotonic()
     student = submission.student
     result = GradeResult(student, assignment.name)
-    budget = student_timeout or DEFAULT_BUDGET_FACTOR * timeout
+    timeout = assignment.timeout if timeout is None else timeout
+    budget = student_timeout or grading_budget(assignment, timeout)
 
     def zero_all(reason):
         zero = GradeResult.zero(student, assignment, reason)
@@ -334,9 +360,12 @@ def grade_notebook(assignment: Assignment, submission: Submission, *, timeout: f
             session.ensure()
         except SandboxError as exc:
             return zero_all(_sandbox_reason(exc, session))
-        for test in assignment.tests:
-            tr = TestResult(test.grade_id, test.task, test.points, 0.0, test.description)
-            result.tests.append(tr)
+        # The results stay in notebook order; the tests run visible ones first (_run_order).
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
+        by_id = {tr.grade_id: tr for tr in result.tests}
+        for test in _run_order(assignment):
+            tr = by_id[test.grade_id]
             if test.task in delegated or test.task in session.delegated:
                 result.reasons[test.task] = DELEGATION
                 continue
