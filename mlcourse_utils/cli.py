@@ -129,8 +129,7 @@ def _grade_options(p):
     p.add_argument("--student-timeout", type=float, default=None, metavar="SECONDS",
                    help="total time for one student: start-up, cells, tests and re-runs after "
                         f"crashes (default: what `mlcourse check` allows, {BUDGET_FACTOR} x "
-                        "--timeout, plus one --timeout for reading the notebook and one per "
-                        "test cell with hidden tests)")
+                        "--timeout, plus one --timeout for reading the notebook)")
     p.add_argument("--memory", type=int, default=4096, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
                         "(default 4096)")

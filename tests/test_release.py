@@ -157,5 +157,5 @@ def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
     readme = " ".join((sup.ROOT / "README.md").read_text(encoding="utf-8").split())
     mle_budget = session.grading_budget(load_assignment("mle", sup.ROOT))
     assert f"[--timeout {DEFAULT_TIMEOUT}] [--student-timeout {mle_budget:g}]" in readme
-    assert f"{mle_budget:g} s for mle" in readme
+    assert f"notebook: {mle_budget:g} s)" in readme
     assert f"the one grading uses: {DEFAULT_TIMEOUT} unless" in readme
