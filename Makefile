@@ -10,9 +10,11 @@ AXE := .tools/node_modules/axe-core/axe.min.js
 
 .PHONY: book instructor test test-fast lint release clean
 
+# tools/install.py runs pip with a line of progress at least every 20 s (pip's own output goes
+# to .venv/pip.log).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[book,grading,dev]'
+	@$(PYTHON) tools/install.py $(BIN)/python -e '.[book,grading,dev]'
 	@touch $(STAMP)
 
 book: $(STAMP)

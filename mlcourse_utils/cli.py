@@ -12,12 +12,14 @@ missing part of the installation, 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from .course import BUDGET_FACTOR, DEFAULT_TIMEOUT
+from .course import BUDGET_FACTOR, COURSE_ENV, DEFAULT_TIMEOUT
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -41,6 +43,7 @@ class Command(NamedTuple):
     example: str                                   # shown by `mlcourse COMMAND --help`
     extra: tuple[str, str] | None = None           # (pip extra, a module it installs)
     error_prefix: str = ""                         # put before an expected error's message
+    course: bool = False                           # works in the course folder (--course DIR)
 
 
 # ----------------------------------------------------------------------------- the commands
@@ -56,10 +59,30 @@ def _build_options(p):
 
 
 def _build(build, args):
+    from .book.wheel import WHEEL_DIR, student_wheel_name
+    from .course import ROOT
+
     edition = "instructor" if args.instructor else "student"
     html = build.build_book(instructor=args.instructor, out=args.out)
-    print(f"built the {edition} edition into {html}{os.sep}; open {html / 'index.html'}")
+    print(f"\nbuilt the {edition} edition: {_shown(html)}{os.sep}")
+    print(f"  open {_shown(html / 'index.html')} in a browser (it works offline)")
+    print(f"  the course wheel students install (linked from Getting started): "
+          f"{_shown(ROOT / WHEEL_DIR / student_wheel_name())}")
+    if args.instructor:
+        print("  for lectures only: never publish it, nor its PDFs")
+    else:
+        print("  the instructor edition (solutions, teaching notes, solution notebooks): "
+              "make instructor")
     return EXIT_OK
+
+
+def _shown(path):
+    """``path`` relative to the working folder when it is inside it (shorter to read)."""
+    try:
+        return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd()) \
+            else str(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
 
 
 def _pdf_options(p):
@@ -149,6 +172,7 @@ def _grade(batch, args):
             or (args.student_timeout is not None and args.student_timeout <= 0):
         raise UsageError("--jobs, --timeout, --student-timeout and --memory must be positive")
     shard = batch.parse_shard(args.shard) if args.shard else None
+    _warn_if_tracked(args.out, "the class's grades, feedback and submissions' copies")
     secret = batch.read_secret(args.secret_file) if args.secret_file else None
     assignment, results = batch.grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
                                             timeout=args.timeout, memory_mb=args.memory,
@@ -171,6 +195,7 @@ def _grade_merge_options(p):
 
 
 def _grade_merge(batch, args):
+    _warn_if_tracked(args.out, "the class's grades, feedback and submissions' copies")
     assignment, results = batch.merge_outputs(args.outs, args.out, force=args.force)
     print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
           f"into {args.out}")
@@ -196,6 +221,7 @@ def _similarity(similarity, args):
 
     if not 0 < args.threshold <= 1 or args.min_tokens < 1:
         raise UsageError("--threshold must be in (0, 1] and --min-tokens positive")
+    _warn_if_tracked(args.out, "students' answers side by side")
     report = similarity.find_similar(args.name, args.submissions, threshold=args.threshold,
                                      min_tokens=args.min_tokens)
     csv_path, html_path = write_report(report, args.out)
@@ -249,6 +275,8 @@ def _feedback(report, args):
         raise UsageError("--lms and --out go together (the zip of feedback files for the LMS)")
     if args.out is not None and not args.out.lower().endswith(".zip"):
         raise UsageError("--out names the zip to write: FILE.zip")
+    if args.out is not None:
+        _warn_if_tracked(args.out, "every student's feedback page")
     _print_regenerated(args.graded, report.regenerate_feedback(args.graded))
     if args.lms is not None:
         from .grading.lms import write_feedback_zip
@@ -298,6 +326,7 @@ def _export_options(p):
 
 
 def _export(lms, args):
+    _warn_if_tracked(args.out, "the class's grades")
     report = lms.export(args.graded, args.format, args.roster, args.out,
                         config_path=args.config, missing=args.missing, times_path=args.times,
                         times_from_submission=args.times_from_submission,
@@ -360,6 +389,8 @@ def _report_options(p):
 def _report(class_report, args):
     if not 0 < args.threshold <= 100:
         raise UsageError("--threshold must be a percentage in (0, 100]")
+    if not args.anonymous:
+        _warn_if_tracked(args.out, "students' ids, scores and reasons")
     try:
         report = class_report.make_report(args.graded, args.out, anonymous=args.anonymous,
                                           threshold=args.threshold / 100,
@@ -435,6 +466,15 @@ def _check(selfcheck, args):
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def _warn_if_tracked(path, what):
+    """Warn (stderr) when ``path`` is in a git work tree that would track ``what``."""
+    from .grading.privacy import warning
+
+    line = warning(path, what)
+    if line:
+        print(line, file=sys.stderr)
+
+
 def _progress_line(stream):
     """A function that shows one changing status line on a terminal (and does nothing else)."""
     if not getattr(stream, "isatty", lambda: False)():
@@ -457,37 +497,39 @@ COMMANDS: dict[str, Command] = {
                    extra=("book", "pypdf")),
     "release": Command("regenerate exercises/ from solutions/ (after checking them)",
                        "mlcourse_utils.grading.release", _release, _release_options,
-                       "mlcourse release mle bayes", extra=("grading", "nbgrader")),
+                       "mlcourse release mle bayes", extra=("grading", "nbgrader"), course=True),
     "grade": Command("autograde every student's submission in a folder",
                      "mlcourse_utils.grading.batch", _grade, _grade_options,
-                     "mlcourse grade mle submissions/ --out graded --jobs 2",
-                     extra=("grading", "nbgrader")),
+                     "mlcourse grade mle submissions/ --out graded --jobs 2\n"
+                     "mlcourse grade mle ~/term/mle.zip --roster ~/term/roster.csv --out "
+                     "~/term/graded/mle --course ~/pml-course",
+                     extra=("grading", "nbgrader"), course=True),
     "grade-merge": Command("join the output folders of `grade --shard K/N` runs",
                            "mlcourse_utils.grading.batch", _grade_merge, _grade_merge_options,
                            "mlcourse grade-merge shards/* --out graded",
-                           extra=("grading", "nbgrader")),
+                           extra=("grading", "nbgrader"), course=True),
     "similarity": Command("flag answers that match beyond renaming and reformatting, between "
                           "students and with the reference (never grades)",
                           "mlcourse_utils.grading.similarity", _similarity, _similarity_options,
-                          "mlcourse similarity mle submissions/ --out similar"),
+                          "mlcourse similarity mle submissions/ --out similar", course=True),
     "grade-import": Command("load a teaching assistant's manual points (manual/<grade_id>.csv, "
                             "filled) into the gradebook of a graded folder",
                             "mlcourse_utils.grading.manual", _grade_import,
                             _grade_import_options,
                             "mlcourse grade-import graded graded/manual/derivation_bernoulli_mle"
                             ".csv", extra=("grading", "nbgrader"),
-                            error_prefix="nothing was imported:\n"),
+                            error_prefix="nothing was imported:\n", course=True),
     "feedback": Command("write every student's feedback page again with the points and "
                         "comments graded by hand, and a zip of them for the LMS's bulk upload",
                         "mlcourse_utils.grading.report", _feedback, _feedback_options,
                         "mlcourse feedback graded\n"
                         "mlcourse feedback graded --lms canvas --out canvas-feedback.zip",
-                        extra=("grading", "nbgrader")),
+                        extra=("grading", "nbgrader"), course=True),
     "export": Command("grades for Canvas or Moodle, with late penalties",
                       "mlcourse_utils.grading.lms", _export, _export_options,
                       "mlcourse export graded/mle graded/bayes --format canvas --roster "
                       "roster.csv --config due.toml --out canvas.csv",
-                      extra=("grading", "nbgrader")),
+                      extra=("grading", "nbgrader"), course=True),
     "report": Command("the class report after grading: score distributions, the most "
                       "frequent failed checks in words, item analysis, failures not about the "
                       "answer (an offline page with figures and their data)",
@@ -495,7 +537,7 @@ COMMANDS: dict[str, Command] = {
                       "mlcourse report graded/mle graded/bayes --out report\n"
                       "mlcourse report graded/mle graded/bayes --out shared --anonymous\n"
                       "mlcourse report graded/mle --config due.toml --out report",
-                      extra=("grading", "jinja2")),
+                      extra=("grading", "jinja2"), course=True),
     "check": Command("run a notebook's visible tests (for students)",
                      "mlcourse_utils.grading.selfcheck", _check, _check_options,
                      "mlcourse check mle.ipynb\nmlcourse check mle.ipynb --timeout 30\n"
@@ -596,6 +638,11 @@ def make_parser() -> argparse.ArgumentParser:
                                                          command.example.splitlines()),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         command.options(p)
+        if command.course:
+            p.add_argument("--course", default=None, metavar="DIR",
+                           help="the course repository (its nbgrader_config.py and solutions/ "
+                                f"hold the hidden tests); default: the environment variable "
+                                f"{COURSE_ENV}, else the folder you are in or one above it")
     return parser
 
 
@@ -613,6 +660,37 @@ def _not_installed(name: str, command: Command) -> str | None:
                 f"in the course repository, pip install '.[{extra}]' (the package is not on "
                 "PyPI; or run `make` there, which installs everything)")
     return None
+
+
+@contextlib.contextmanager
+def _course(command: Command, args: argparse.Namespace):
+    """The course folder for a command that works in one: ``--course DIR`` is put in the
+    environment (:data:`~.course.COURSE_ENV`) while the command runs, so that everything it
+    runs finds the same folder; without a course, a :class:`UsageError` says how to name it."""
+    if not command.course:
+        yield
+        return
+    from .course import COURSE_ENV, course_folder, find_course_root
+
+    before = os.environ.get(COURSE_ENV)
+    try:
+        if args.course is not None:
+            os.environ[COURSE_ENV] = str(course_folder(args.course))
+        find_course_root()
+    except FileNotFoundError as exc:
+        _restore(COURSE_ENV, before)
+        raise UsageError(str(exc)) from None
+    try:
+        yield
+    finally:
+        _restore(COURSE_ENV, before)
+
+
+def _restore(variable: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = value
 
 
 def _print_error(name: str, message: str) -> None:
@@ -635,10 +713,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing:
             print(missing, file=sys.stderr)
             return EXIT_USAGE
-        import importlib
+        with _course(command, args):
+            import importlib
 
-        module = importlib.import_module(command.module)
-        return command.run(module, args)
+            module = importlib.import_module(command.module)
+            return command.run(module, args)
     except KeyboardInterrupt:
         _print_error(name, "interrupted")
         return EXIT_INTERRUPTED

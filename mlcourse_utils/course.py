@@ -8,7 +8,8 @@ one reimplements, where the course folder is or what the book's configuration sa
   tasks reimplement (:func:`reference_module_name`: an assignment missing from the table is an
   error, never a silent "no reference");
 * :data:`ROOT` — the repository of this package (an editable install), :func:`find_course_root`
-  — the course folder a command works in;
+  — the course folder a command works in (``--course DIR``, the environment variable
+  :data:`COURSE_ENV`, the working folder or one above it, else :data:`ROOT`);
 * :data:`DEFAULT_TIMEOUT` — the time limit of one cell of an assignment that sets none, and
   :data:`BUDGET_FACTOR`, from which the limits of a whole run are derived (an assignment's own
   limit is its notebook's ``metadata.mlcourse.timeout``, read by
@@ -20,6 +21,7 @@ one reimplements, where the course folder is or what the book's configuration sa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -50,6 +52,13 @@ BUDGET_FACTOR = 10
 #: The repository this package lives in (the course folder of an editable install).
 ROOT = Path(__file__).resolve().parents[1]
 
+#: The environment variable naming the course folder (``mlcourse ... --course DIR`` sets it, so
+#: that everything the command runs, the hidden tests included, finds the same folder).
+COURSE_ENV = "MLCOURSE_COURSE"
+
+#: What a course folder holds, as the messages say it.
+_COURSE_FILES = "nbgrader_config.py and solutions/"
+
 
 def course_order(names: Iterable[str]) -> list[str]:
     """``names`` sorted in course order; names the catalogue lacks come last, by name."""
@@ -71,13 +80,41 @@ def reference_module_name(assignment: str) -> str:
                          "REFERENCE_MODULES in mlcourse_utils/course.py") from None
 
 
+def is_course_root(folder: Path | str) -> bool:
+    """Whether ``folder`` is a course folder: it holds ``nbgrader_config.py`` and ``solutions/``."""
+    folder = Path(folder)
+    return (folder / "nbgrader_config.py").is_file() and (folder / "solutions").is_dir()
+
+
+def course_folder(folder: Path | str, given_by: str = "--course") -> Path:
+    """``folder`` resolved, when it is a course folder; else FileNotFoundError saying what
+    is missing (``given_by`` names where the folder came from, for the message)."""
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise FileNotFoundError(f"{given_by} {folder}: no such folder")
+    if not is_course_root(path):
+        raise FileNotFoundError(f"{given_by} {folder} is not a course folder (it has no "
+                                f"{_COURSE_FILES}): name the folder of the course repository")
+    return path
+
+
 def find_course_root(start: Path | str | None = None) -> Path:
-    """The folder holding ``nbgrader_config.py`` and ``solutions/`` (searched upward from
-    ``start`` or the working directory; else :data:`ROOT` when it is such a folder)."""
+    """The course folder a command works in.
+
+    Without ``start``: the folder named by the environment variable :data:`COURSE_ENV`
+    (``--course DIR`` sets it; it must be a course folder), else the first course folder at or
+    above the working folder. With ``start``: the first course folder at or above it. Else
+    :data:`ROOT` when it is one (an editable install). FileNotFoundError says how to name the
+    course.
+    """
+    if start is None and os.environ.get(COURSE_ENV):
+        return course_folder(os.environ[COURSE_ENV], given_by=COURSE_ENV)
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / "nbgrader_config.py").exists() and (folder / "solutions").is_dir():
+        if is_course_root(folder):
             return folder
-    if (ROOT / "solutions").is_dir():
+    if is_course_root(ROOT):
         return ROOT
-    raise FileNotFoundError("no course folder (with nbgrader_config.py and solutions/) found")
+    raise FileNotFoundError(f"no course folder (with {_COURSE_FILES}) at or above {here}: run "
+                            "the command in the course repository, or name it with --course DIR "
+                            f"(or the environment variable {COURSE_ENV})")

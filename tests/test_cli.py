@@ -319,3 +319,76 @@ def test_interrupt_ends_the_check_its_kernel_and_its_scratch_folder(tmp_path, si
     assert err.strip() == "mlcourse check: interrupted"
     assert list(scratch.iterdir()) == []
     assert _kernels_using(scratch) == []
+
+
+def test_course_option_names_the_course_while_the_command_runs(monkeypatch, tmp_path, capsys):
+    """`--course DIR` is what every command that works in the course sees (the environment
+    variable, so the hidden tests' own look-up finds it too); it is gone afterwards."""
+    from mlcourse_utils import course
+
+    seen = []
+    monkeypatch.delenv(course.COURSE_ENV, raising=False)
+    monkeypatch.setitem(cli.COMMANDS, "fake", cli.Command(
+        "a command for this test", "json", lambda m, a: seen.append(course.find_course_root()),
+        lambda p: None, "mlcourse fake", course=True))
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "nbgrader_config.py").write_text("")
+    cli.main(["fake", "--course", str(tmp_path)])
+    assert seen == [tmp_path.resolve()]
+    assert course.COURSE_ENV not in os.environ
+    assert cli.main(["fake", "--course", str(tmp_path / "solutions")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mlcourse fake: --course ") and "is not a course folder" in err
+
+
+def test_every_command_that_reads_the_course_takes_course():
+    parser = cli.make_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("release", "grade", "grade-merge", "similarity", "grade-import", "feedback",
+                 "export", "report"):
+        assert "--course" in sub.choices[name].format_help(), name
+    assert "--course" not in sub.choices["check"].format_help()  # a student's own notebook
+
+
+def test_outside_a_course_one_line_says_how_to_name_it(monkeypatch, tmp_path, capsys):
+    """As a TA with a non-editable install, in a folder of the term outside the repository."""
+    from mlcourse_utils import course
+
+    monkeypatch.setattr(course, "ROOT", tmp_path / "site-packages")
+    monkeypatch.delenv(course.COURSE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["similarity", "mle", "submissions", "--out", "similar"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--course DIR" in err and "MLCOURSE_COURSE" in err
+
+
+def test_build_ends_with_where_the_site_and_the_wheel_are(monkeypatch, tmp_path, capsys):
+    """The closing block of `mlcourse build` (the build itself is test_website's)."""
+    from mlcourse_utils.book.wheel import student_wheel_name
+
+    monkeypatch.chdir(tmp_path)
+    fake = argparse.Namespace(build_book=lambda instructor, out: tmp_path / "_build" / "html")
+    cli._build(fake, argparse.Namespace(instructor=False, out=None))
+    out = capsys.readouterr().out
+    assert f"_build{os.sep}html{os.sep}" in out and "index.html" in out
+    assert student_wheel_name() in out and "make instructor" in out
+    cli._build(fake, argparse.Namespace(instructor=True, out=None))
+    assert "never publish" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not __import__("shutil").which("git"), reason="git is not installed")
+def test_grade_warns_before_writing_into_a_folder_git_would_track(tmp_path, capsys):
+    """One line on stderr before grading starts (the grading itself is stubbed here)."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("/private/\n")
+    calls = []
+
+    def grade_class(name, submissions, out, **options):
+        calls.append(capsys.readouterr().err)  # what was printed before grading began
+        return argparse.Namespace(max_score=1, manual=[]), {}
+
+    batch = argparse.Namespace(grade_class=grade_class, parse_shard=None, read_secret=None)
+    for out, warned in ((tmp_path / "graded", True), (tmp_path / "private" / "graded", False)):
+        args = cli.make_parser().parse_args(["grade", "mle", "subs", "--out", str(out)])
+        cli._grade(batch, args)
+        assert ("warning: " in calls[-1] and "git add -A" in calls[-1]) is warned

@@ -47,3 +47,37 @@ def test_the_course_root_is_found_upward_and_else_falls_back(tmp_path):
     assert course.find_course_root(deep) == tmp_path.resolve()
     # Outside any course folder: the repository of this (editable) install.
     assert course.find_course_root(tmp_path.parent) == sup.ROOT.resolve() == course.ROOT
+
+
+def _course(folder):
+    (folder / "solutions").mkdir(parents=True)
+    (folder / "nbgrader_config.py").write_text("")
+    return folder
+
+
+def test_the_environment_names_the_course_before_the_working_folder(tmp_path, monkeypatch):
+    """MLCOURSE_COURSE (what `--course DIR` sets) wins over the folder a command runs in."""
+    named, here = _course(tmp_path / "named"), _course(tmp_path / "here")
+    monkeypatch.chdir(here)
+    assert course.find_course_root() == here.resolve()
+    monkeypatch.setenv(course.COURSE_ENV, str(named))
+    assert course.find_course_root() == named.resolve()
+    assert course.find_course_root(here) == here.resolve()  # an explicit start is searched
+
+
+def test_a_named_folder_that_is_no_course_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv(course.COURSE_ENV, str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"MLCOURSE_COURSE .* is not a course folder"):
+        course.find_course_root()
+    monkeypatch.setenv(course.COURSE_ENV, str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        course.find_course_root()
+
+
+def test_outside_every_course_the_error_says_how_to_name_one(tmp_path, monkeypatch):
+    """As in a non-editable install, where the package's own folder is no course."""
+    monkeypatch.setattr(course, "ROOT", tmp_path / "site-packages")
+    monkeypatch.delenv(course.COURSE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"--course DIR .*MLCOURSE_COURSE"):
+        course.find_course_root()

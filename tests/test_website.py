@@ -864,9 +864,22 @@ def test_standin_rebuild_executes_only_the_changed_chapter(standin_book):
     with open(log, "w") as fh:
         build_book(root=root, log=fh)
     text = log.read_text()
-    assert re.search(r"other\.md: Executing notebook", text), text[-3000:]
-    assert not re.search(r"standin\.md: Executing notebook", text), \
+    assert re.search(r"book/other: executed in \d", text), text[-3000:]
+    assert not re.search(r"standin(\.md: Executing notebook|: executed in)", text), \
         "an unchanged chapter was re-executed"
+
+
+@STANDIN_GROUP
+def test_standin_build_output_reads_plainly(standin_book):
+    """What a build prints to a file (or a pipe, as in CI): no ANSI colour codes, no kernel
+    warning about its transport (which reads like a failure), and not Sphinx's own "The HTML
+    pages are in ..." (`mlcourse build` says where, with the wheel and the other edition)."""
+    _, logs = standin_book
+    for instructor, text in logs.items():
+        assert "executed in" in text or instructor, "the student build executed the chapters"
+        assert "\x1b[" not in text
+        assert "without encryption" not in text and "[IPKernelApp] WARNING" not in text
+        assert "The HTML pages are in" not in text
 
 
 @STANDIN_GROUP

@@ -248,6 +248,14 @@ def _run_sphinx(args):
 
     skip_slow_optional_imports()
     from jupyter_book.sphinx import build_sphinx
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.util.console import color_terminal, nocolor
+
+    if not color_terminal():  # (Sphinx's own command does this; build_sphinx does not)
+        nocolor()
+    # `mlcourse build` says where the pages are, with what else was built (cli.py): Sphinx's
+    # "The HTML pages are in ..." would say it twice.
+    StandaloneHTMLBuilder.epilog = ""
 
     root = Path(args["root"])
     html = Path(args["html"])

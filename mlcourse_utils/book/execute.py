@@ -9,9 +9,13 @@ executes the ones missing from the cache side by side (``mlcourse_nb_execution_j
 default: the number of CPUs, at most 4). The executed notebooks go into the cache; when Sphinx
 then reads the chapters, MyST-NB finds every one of them there.
 
-Nothing changes in what is executed or how: the same kernel, working folder and time limit as
+Nothing changes in what is executed: the same kernel, working folder and time limit as
 MyST-NB's own execution. A chapter that fails is left out of the cache, so MyST-NB executes it
-again while reading and reports the error as it always does.
+again while reading and reports the error as it always does. Two things differ, for the build's
+output: the kernels talk over IPC sockets on POSIX (as ``mlcourse check``'s do), not over TCP,
+about which every kernel would print a warning that reads like a failure ("running over TCP
+without encryption"); and while chapters run, a line at least every :data:`HEARTBEAT` seconds
+names the ones still running, so a long chapter never looks like a hang.
 """
 
 from __future__ import annotations
@@ -32,14 +36,30 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Seconds between two "still executing" lines at most.
+HEARTBEAT = 20
+
 
 def _execute(nb, cwd, timeout):
     """Worker: execute one notebook; returns (executed notebook or None, seconds, error text)."""
+    import tempfile
+
     from jupyter_cache.executors.utils import single_nb_execution
+    from jupyter_client.manager import KernelManager
+
+    from ..grading.execute import kernel_transport
 
     start = time.perf_counter()
-    result = single_nb_execution(nb, cwd=cwd, timeout=timeout, allow_errors=False,
-                                 meta_override=True)
+    with tempfile.TemporaryDirectory(prefix="mlc-") as sockets:
+        transport, ip = kernel_transport(os.name, sockets)
+        km = KernelManager(kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
+                           transport=transport, ip=ip)
+        try:
+            result = single_nb_execution(nb, cwd=cwd, timeout=timeout, allow_errors=False,
+                                         meta_override=True, km=km)
+        finally:  # (nbclient leaves a kernel manager it was given running)
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
     seconds = time.perf_counter() - start
     if result.err is not None:
         return None, seconds, f"{type(result.err).__name__}: {result.err}"
@@ -79,16 +99,18 @@ def execute_in_parallel(app: Sphinx, env: BuildEnvironment, docnames: Iterable[s
         return
     jobs = app.config.mlcourse_nb_execution_jobs or min(4, os.cpu_count() or 1)
     cache, stale = _stale_notebooks(app, env, docnames)
-    if len(stale) < 2 or jobs < 2:
-        return  # one chapter: MyST-NB executes it as usual
+    if not stale:
+        return
     from jupyter_cache.base import CacheBundleIn
 
-    logger.info(f"executing {len(stale)} chapters in {min(jobs, len(stale))} parallel kernels")
+    kernels = min(jobs, len(stale))
+    logger.info(f"executing {len(stale)} chapter{'s' if len(stale) != 1 else ''} in {kernels} "
+                f"parallel kernel{'s' if kernels != 1 else ''}")
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = {pool.submit(_execute, nb, str(path.parent), config.execution_timeout):
                    (docname, path, read_fmt) for docname, path, nb, read_fmt in stale}
-        for future in concurrent.futures.as_completed(futures):
+        for future in _as_completed_with_heartbeat(futures, time.monotonic()):
             docname, path, read_fmt = futures[future]
             try:
                 executed, seconds, error = future.result()
@@ -104,6 +126,19 @@ def execute_in_parallel(app: Sphinx, env: BuildEnvironment, docnames: Iterable[s
                 CacheBundleIn(executed, record.uri, data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True)
             logger.info(f"{docname}: executed in {seconds:.1f} s")
+
+
+def _as_completed_with_heartbeat(futures, start):
+    """``concurrent.futures.as_completed(futures)``, logging the chapters still running whenever
+    :data:`HEARTBEAT` seconds pass without one finishing."""
+    pending = set(futures)
+    while pending:
+        done, pending = concurrent.futures.wait(pending, timeout=HEARTBEAT,
+                                                return_when=concurrent.futures.FIRST_COMPLETED)
+        if not done:
+            running = ", ".join(sorted(futures[f][0] for f in pending))
+            logger.info(f"still executing ({time.monotonic() - start:.0f} s): {running}")
+        yield from done
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
