@@ -841,8 +841,23 @@ def _become_runner(libc, spec, read_fd, write_fd):
     for name, value in spec["rlimits"]:
         resource.setrlimit(getattr(resource, name), (value, value))
     _drop_privileges(libc, spec["uid"])
+    _fresh_random_state()
     sys.argv = ["-c", str(read_fd), str(write_fd), spec["mode"]]
     main(sys.argv[1:])
+
+
+def _fresh_random_state():
+    """Reseed, from the OS's entropy, the random state a fork copies from the image: numpy's
+    legacy global generator (``np.random.rand``, ``np.random.seed``; numpy never reseeds it
+    after a fork, and the image has it once it imports ``numpy.random``, as ``scipy.stats``
+    does: every sandbox would draw the same numbers) and Python's ``random`` (CPython reseeds
+    it after ``os.fork`` already; reseeded here too, not left to that)."""
+    import random
+
+    random.seed()
+    mtrand = sys.modules.get("numpy.random.mtrand")  # (not imported yet: seeded at import)
+    if mtrand is not None:
+        mtrand.seed()
 
 
 def _spawn_child(libc, spec, fds, report_fd):
