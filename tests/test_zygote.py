@@ -149,6 +149,94 @@ def test_sandboxes_of_an_image_that_imported_numpy_random_draw_different_numbers
             box.kill()
 
 
+# What a sandbox tries, as an attacker would, to watch another's file activity: inotify,
+# fanotify (unprivileged since Linux 5.13 with FAN_REPORT_FID) and dnotify (fcntl F_NOTIFY on a
+# folder, answered with SIGIO), each on numpy's folder, which every sandbox shares read-only.
+WATCHER = """
+import ctypes, fcntl, os, select, signal, numpy
+libc = ctypes.CDLL(None, use_errno=True)
+folder = os.path.dirname(numpy.__file__)
+target = os.path.join(folder, 'version.py')
+def watch():
+    global fds, signals
+    fds, signals, refused = [], [], {}
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    refused['inotify_init1'] = ctypes.get_errno() if fd < 0 else 0
+    if fd >= 0:
+        fds.append(fd)
+        libc.inotify_add_watch(fd, target.encode(), 0x1 | 0x20)  # IN_ACCESS | IN_OPEN
+        libc.inotify_add_watch(fd, folder.encode(), 0x1 | 0x20)
+    fd = libc.fanotify_init(0x200 | 0x2, os.O_RDONLY)  # FAN_REPORT_FID | FAN_NONBLOCK
+    refused['fanotify_init'] = ctypes.get_errno() if fd < 0 else 0
+    if fd >= 0:
+        fds.append(fd)
+        libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64,
+                                       ctypes.c_int, ctypes.c_char_p]
+        libc.fanotify_mark(fd, 1, 0x20 | 0x1, -100, target.encode())  # FAN_OPEN | FAN_ACCESS
+    signal.signal(signal.SIGIO, lambda *args: signals.append(1))
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+        refused['dnotify'] = 0
+    except OSError as exc:
+        refused['dnotify'] = exc.errno
+    if os.uname().machine == 'x86_64':  # (inotify_init has no number on aarch64)
+        fd = libc.syscall(253)
+        refused['inotify_init'] = ctypes.get_errno() if fd < 0 else 0
+        fd = libc.syscall(0x40000000 | 294, 0)  # the x32 ABI's inotify_init1
+        refused['x32 inotify_init1'] = ctypes.get_errno() if fd < 0 else 0
+    return refused
+def seen():
+    total = len(signals)
+    for fd in fds:
+        if select.select([fd], [], [], 1.0)[0]:
+            total += len(os.read(fd, 4096))
+    return total
+def i386_inotify_init1():
+    import mmap
+    code = bytes([0xB8, 0x4C, 0x01, 0, 0, 0x31, 0xDB, 0xCD, 0x80, 0xC3])  # eax=332; int 0x80
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+"""
+READER = """
+import os, numpy
+def read():
+    return len(open(os.path.join(os.path.dirname(numpy.__file__), 'version.py')).read())
+"""
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_no_sandbox_can_watch_another_sandboxs_file_activity(forked, monkeypatch):
+    """inotify, fanotify and dnotify watch files, not mounts: a watch on the environment saw
+    another sandbox open and read it. Each is refused (EPERM), through every system call ABI:
+    the x32 calls are refused, a 32-bit call (int 0x80) ends the process. Forked from the image
+    or started from scratch (the same filter)."""
+    import errno
+    import platform
+
+    if not forked:
+        monkeypatch.setenv("MLCOURSE_ZYGOTE", "0")
+    watcher, reader = Sandbox(memory_mb=1024), Sandbox(memory_mb=1024)
+    try:
+        for box, code in ((watcher, WATCHER), (reader, READER)):
+            box.start()
+            assert isinstance(box.proc, zygote.ZygoteChild) is forked
+            assert box.exec_cell(code, 30)[0] is None
+        refused = watcher.call("watch", (), {}, 30)[0]
+        assert refused and set(refused.values()) == {errno.EPERM}, refused
+        assert watcher.call("seen", (), {}, 30)[0] == 0
+        assert reader.call("read", (), {}, 30)[0] > 0
+        assert watcher.call("seen", (), {}, 30)[0] == 0  # (nothing of the reader's open, read)
+        if platform.machine() == "x86_64":
+            with pytest.raises(SandboxError, match="SIGSYS"):
+                watcher.call("i386_inotify_init1", (), {}, 30)
+    finally:
+        watcher.kill()
+        reader.kill()
+
+
 def test_an_environment_under_tmp_is_bound_again_read_only(tmp_path, monkeypatch):
     """CI clones the repository (and its .venv) under /tmp: each sandbox's fresh /tmp must
     still show the environment, read-only, and the reference package's decoy."""

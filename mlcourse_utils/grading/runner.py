@@ -29,19 +29,25 @@ import warnings
 # namespaces (a nested user namespace would hand out capabilities), no mounts, no ptrace of a
 # neighbour, no kernel keyrings, modules, BPF or io_uring. The process has no capabilities and
 # runs as an unprivileged user already; this closes the doors that stay open to such a user.
+# No file-change notifications either (inotify, fanotify, and dnotify's fcntl F_NOTIFY): they
+# work on files, not mounts, so a watch on the Python environment, which every sandbox shares
+# read-only, would see another student's sandbox open and read it.
 
 _ERRNO, _ALLOW, _KILL = 0x00050000, 0x7FFF0000, 0x80000000
 _EPERM, _ENOSYS = 1, 38
+_F_NOTIFY = 1026
 _NS_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _SYSCALLS = {  # (audit arch, clone, clone3, denied syscall numbers)
     "x86_64": (0xC000003E, 56, 435, [
         272, 308, 165, 166, 155, 161, 101, 310, 311, 250, 248, 249, 321, 298, 246, 320, 175, 313,
         176, 304, 303, 323, 167, 168, 169, 163, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442,
-        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153]),
+        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153,
+        253, 254, 294, 300, 301]),  # inotify_init, _add_watch, _init1, fanotify_init, _mark
     "aarch64": (0xC00000B7, 220, 435, [
         97, 268, 40, 39, 41, 51, 117, 270, 271, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106,
         265, 264, 282, 224, 225, 142, 89, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442, 92,
-        60, 170, 112, 116, 161, 162]),
+        60, 170, 112, 116, 161, 162, 171, 266, 58,
+        26, 27, 262, 263]),  # inotify_init1, inotify_add_watch, fanotify_init, fanotify_mark
 }
 
 
@@ -64,6 +70,7 @@ def _install_seccomp(fds):
     # The protocol's descriptors can be neither closed nor replaced (the grader's record of
     # forbidden calls travels on them): close, dup2 and dup3 onto them, close_range over them.
     close_, dups, close_range = (3, (33, 292), 436) if arch == 0xC000003E else (57, (24,), 436)
+    fcntl = 72 if arch == 0xC000003E else 25
     for fd in fds:
         for nr, offset in ((close_, 16), *((d, 24) for d in dups)):
             op(LD, 0)
@@ -77,6 +84,11 @@ def _install_seccomp(fds):
         op(LD, 16)
         op(JGE, max(fds) + 1, 1, 0)
         op(RET, _ERRNO | _EPERM)
+    op(LD, 0)
+    op(JEQ, fcntl, 0, 3)
+    op(LD, 24)                                  # fcntl's command
+    op(JEQ, _F_NOTIFY, 0, 1)
+    op(RET, _ERRNO | _EPERM)                    # dnotify: a watch on a folder
     op(LD, 0)                                   # seccomp_data.nr
     if arch == 0xC000003E:
         op(JGE, 0x40000000, 0, 1)               # the x32 ABI
