@@ -343,8 +343,12 @@ def _image_process():
 
 def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatch):
     """A spawn the grader gave up on must not be carried out later on the same pipes: the
-    image is ended, and the sandbox starts from scratch on new ones."""
+    image is ended, and the sandbox starts from scratch on new ones (in a cgroup of its own:
+    the failed fork's is removed, not left behind)."""
+    import contextlib
     import signal
+
+    from mlcourse_utils.grading import cgroups
 
     image, pid = _image_process()
     monkeypatch.setattr(zygote, "REQUEST_TIMEOUT", 1.0)
@@ -352,7 +356,8 @@ def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatc
     try:
         box = Sandbox(memory_mb=1024).start()
     finally:
-        os.kill(pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):  # (ended with its image by now)
+            os.kill(pid, signal.SIGCONT)
     try:
         assert isinstance(box.proc, subprocess.Popen) and image.broken
         assert image.proc.poll() is not None
@@ -362,6 +367,8 @@ def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatc
             assert box.call("f", (), {}, 30)[0] == i
     finally:
         box.kill()
+    assert not [p for parent in cgroups.layout()[1].values()
+                for p in parent.glob(f"mlcourse-{os.getpid()}-*")]
 
 
 def test_a_busy_image_does_not_slow_a_running_sandbox():

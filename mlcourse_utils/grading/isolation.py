@@ -332,8 +332,9 @@ class Process:
             image = zygote.image_for((tuple(binds), NOBODY, runner_code, tuple(preload)), start)
             self.proc = image.spawn([*fds, *joined], spec)
         except (OSError, zygote.ZygoteError):
-            if self.cgroup is not None:
-                self.cgroup.kill()  # (whatever of a failed fork joined it)
+            if self.cgroup is not None:  # (whatever of a failed fork joined it dies with it; a
+                self.cgroup.remove()     # start from scratch makes a cgroup of its own)
+                self.cgroup = None
             return False
         finally:
             for fd in joined:
