@@ -13,10 +13,12 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading import cgroups
 from mlcourse_utils.grading.cgroups import Cgroup
 
@@ -227,3 +229,84 @@ def test_the_next_run_removes_the_empty_cgroups_of_a_grader_that_was_killed():
         for folder in left + running:
             if folder.exists():
                 folder.rmdir()
+
+
+# A student whose answer cell leaves processes behind (their own sessions, SIGTERM, SIGHUP and
+# SIGINT ignored, 100 MB each) and then sleeps: the grader is interrupted while it is graded.
+MARKER = f"mlint{uuid.uuid4().hex[:8]}"
+LINGER = f"""
+import ctypes, os, signal, time
+for _ in range(3):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        ctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)
+        block = bytearray(100 << 20)
+        while True:
+            time.sleep(1)
+ctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)
+time.sleep(600)
+"""
+
+
+def _marked():
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() == MARKER:
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.slow
+@REAL
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandboxes of a run are forked where root")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_an_interrupted_grading_run_leaves_no_cgroup_and_no_process(tmp_path, sig):
+    """`mlcourse grade` interrupted while a student's lingering processes run: Ctrl-C and
+    SIGTERM end it at once (before, Ctrl-C graded the rest of the class first and SIGTERM left
+    every running student's cgroup), with no cgroup of it left and nothing written for the
+    student cut short; after SIGKILL the next run removes what it left."""
+    name = "mle"
+    solution = sup.solution_answers(name)
+    subs, out = tmp_path / "submissions", tmp_path / "out"
+    sup.write_submission(subs, "honest", name, sup.make_submission(name, solution))
+    sup.write_submission(subs, "lingering", name,
+                         sup.make_submission(name, solution, extra_cells=[LINGER]))
+    # (started as from a terminal: a background job of a shell may ignore SIGINT)
+    as_from_a_terminal = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL);"
+                          " os.execv(sys.argv[1], sys.argv[1:])")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", as_from_a_terminal, sup.MLCOURSE, "grade", name, str(subs),
+         "--out", str(out), "--jobs", "2", "--timeout", "900", "--memory", "1024"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=sup.ROOT)
+    try:
+        for _ in range(1200):  # (at most 120 s for the lingering processes to start)
+            if len(_marked()) >= 4 or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert len(_marked()) >= 4 and _ours(proc.pid), "the lingering student never ran"
+        proc.send_signal(getattr(signal, sig))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert all(_gone(pid) for pid in _marked()), "a student's process outlived the run"
+    if sig == "SIGKILL":
+        assert _ours(proc.pid), "the killed grader left no cgroup (nothing tested below)"
+        next_run = subprocess.run(
+            [sys.executable, "-c", "from mlcourse_utils.grading import cgroups\n"
+                                   "cgroups.create(64).remove()"],
+            capture_output=True, text=True, timeout=120)
+        assert next_run.returncode == 0, next_run.stderr
+    else:
+        assert proc.returncode == 130 and "mlcourse grade: interrupted" in err, err[-2000:]
+        assert not (out / "feedback" / "lingering.html").exists()
+    assert _ours(proc.pid) == []

@@ -23,7 +23,8 @@ Without namespaces (``isolate=False`` or no ``unshare``) the runner starts as a 
 student can remove that hook: see the README's "Limits").
 
 Talking to the process is ``sandbox.py``'s job; this module starts it, stops it, and says
-why it ended.
+why it ended. :func:`stop_all` ends every sandbox of the grading run at once (an interrupted
+run), with the prepared images and every cgroup.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,36 @@ except Exception:
 raise ImportError("mlcourse_utils is not available while your notebook is graded: "
                   "answers must not use the reference implementation")
 '''
+
+
+#: The processes started and not stopped yet; set once grading is interrupted (nothing starts).
+_running: set[Process] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """End every sandbox at once, for good: no sandbox starts after this (a start raises
+    SandboxError); the prepared images (and every sandbox forked from them) and every
+    sandbox started from scratch are killed; every cgroup is removed. For an interrupted
+    grading run (Ctrl-C, SIGTERM); the threads grading students then fail fast."""
+    _stopping.set()
+    zygote.close_all()
+    with _running_lock:
+        processes = list(_running)
+    for process in processes:  # (their own threads reap them)
+        proc = process.proc
+        if isinstance(proc, subprocess.Popen) and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+    cgroups.remove_all()
+
+
+def interrupted() -> bool:
+    """Whether :func:`stop_all` has ended grading."""
+    return _stopping.is_set()
 
 
 # ---------------------------------------------------------------- launching
@@ -256,7 +288,23 @@ class Process:
         """Start the runner: it reads requests from ``to_child_r``, writes replies to
         ``from_child_w``, and prints to ``out_w`` (the caller closes its copies). It is forked
         from the prepared image where there is one (``from_image``); False when that failed:
-        call again with new pipes and ``from_image=False``."""
+        call again with new pipes and ``from_image=False``. If it raises, nothing of it is left
+        (no process, no cgroup)."""
+        with _running_lock:
+            _running.add(self)
+        try:
+            if _stopping.is_set():
+                raise SandboxError("died", "grading was interrupted")
+            started = self._spawn(to_child_r, from_child_w, out_w, from_image)
+            if _stopping.is_set():  # (stop_all ran meanwhile, maybe before this one existed)
+                raise SandboxError("died", "grading was interrupted")
+            return started
+        except BaseException:
+            self.stop()
+            self.clean_up()
+            raise
+
+    def _spawn(self, to_child_r, from_child_w, out_w, from_image):
         runner_code = RUNNER.read_text()
         env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
@@ -359,6 +407,8 @@ class Process:
     def clean_up(self) -> None:
         """Remove the cgroup (noting whether memory ran out) and the folders, after
         :meth:`stop`."""
+        with _running_lock:
+            _running.discard(self)
         if self.cgroup is not None:
             self.oom = self.cgroup.memory_events()
             self.cgroup.remove()

@@ -241,6 +241,10 @@ class Sandbox:
             out_r, out_w = os.pipe()
             try:
                 started = self._process.spawn(to_child_r, from_child_w, out_w, from_image)
+            except BaseException:
+                for fd in (to_child_w, from_child_r, out_r):
+                    os.close(fd)
+                raise
             finally:
                 for fd in (to_child_r, from_child_w, out_w):
                     os.close(fd)
