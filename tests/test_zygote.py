@@ -331,6 +331,32 @@ def test_preloaded_modules_are_imported_in_the_image_before_the_sandbox_is_forke
             box.kill()
 
 
+def test_a_sandbox_cannot_read_which_functions_the_solution_imports():
+    """The image imports the solution's imports; `from colorsys import rgb_to_hsv` lists
+    colorsys.rgb_to_hsv, a hint to a student. Only modules reach the image, on its control
+    socket: not its command line (/proc/self/cmdline and /proc/1/cmdline in a sandbox,
+    sys.orig_argv), nor a frame above the student's (the image's among them)."""
+    look = ("import sys\n"
+            "def look():\n"
+            "    texts = [open(f'/proc/{p}/cmdline', 'rb').read().decode('utf-8', 'replace')\n"
+            "             for p in ('self', '1')] + [repr(sys.orig_argv)]\n"
+            "    frame = sys._getframe()\n"
+            "    while frame is not None:\n"
+            "        texts += [repr(v)[:10000] for v in frame.f_locals.values()\n"
+            "                  if isinstance(v, (str, bytes, list, tuple, dict))]\n"
+            "        frame = frame.f_back\n"
+            "    return [len(texts), [t for t in texts if 'rgb' + '_to_' in t],\n"
+            "            'colorsys' in sys.modules]\n")
+    box = Sandbox(memory_mb=1024, preload=["colorsys", "colorsys.rgb_to_hsv"]).start()
+    try:
+        assert isinstance(box.proc, zygote.ZygoteChild)
+        assert box.exec_cell(look, 30)[0] is None
+        count, naming, imported = box.call("look", (), {}, 30)[0]
+        assert count > 3 and naming == [] and imported  # (the module was imported)
+    finally:
+        box.kill()
+
+
 def _image_process():
     """The process of the prepared image of sandboxes started with no imports (the child of
     its ``unshare``)."""

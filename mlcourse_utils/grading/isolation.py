@@ -30,7 +30,6 @@ run), with the prepared images and every cgroup.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import resource
 import shlex
@@ -155,14 +154,15 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", preload=()):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
     mount point only inside this mount namespace), switches to it with ``pivot_root``, and
     starts the runner as ``uid`` without capabilities. With ``mode`` "zygote" it starts the
-    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone; it imports
-    ``preload``), as the namespace's root: each sandbox forked from it drops to ``uid`` itself.
+    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone, on which it
+    is told what to import), as the namespace's root: each sandbox forked from it drops to
+    ``uid`` itself.
     """
     q = shlex.quote
     r = q(str(root))
@@ -221,8 +221,7 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", 
     ]
     lines.append("unset OLDPWD")  # (the host's name of the root folder)
     if mode == "zygote":
-        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
-                     f"{q(json.dumps(list(preload)))}")
+        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
         return "\n".join(lines)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
@@ -231,6 +230,35 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", 
         f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
         f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
     return "\n".join(lines)
+
+
+def _modules(names):
+    """Those of ``names`` that are modules: only they reach the prepared image, whose command
+    line and memory every sandbox forked from it can read. (``from scipy.special import
+    betaln`` in the solution lists ``scipy.special.betaln``, which would tell a student which
+    function the solution calls.) Found without importing anything not imported yet."""
+    import importlib.machinery
+    import importlib.util
+
+    found = []
+    for name in names:
+        parts = name.split(".")
+        try:
+            if len(parts) == 1 or ".".join(parts[:-1]) in sys.modules:
+                spec = importlib.util.find_spec(name)  # (its parent is imported already)
+            else:  # each package's folders, from the top (nothing of them runs)
+                spec = importlib.util.find_spec(parts[0])
+                for cut in range(2, len(parts) + 1):
+                    if spec is None or not spec.submodule_search_locations:
+                        spec = None
+                        break
+                    spec = importlib.machinery.PathFinder.find_spec(
+                        ".".join(parts[:cut]), spec.submodule_search_locations)
+        except Exception:  # noqa: BLE001, S112 (not a module, or a name find_spec refuses)
+            continue
+        if spec is not None:
+            found.append(name)
+    return found
 
 
 def _is_within(path, parent):
@@ -363,8 +391,8 @@ class Process:
             root = tempfile.mkdtemp(prefix="mlcourse-root-")  # (an empty mount point)
             try:
                 return zygote.Zygote.start(flags, lambda fd: _setup_script(
-                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote",
-                    preload), ENV)
+                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote"), ENV,
+                    _modules(preload))
             finally:
                 try:
                     os.rmdir(root)

@@ -899,27 +899,23 @@ def _spawn_child(libc, spec, fds, report_fd):
             os._exit(111)
 
 
-def zygote(control_fd: int, preload: list[str]) -> None:
-    """The prepared image: import ``preload`` (the solution's imports), then serve the
-    grader's requests on ``control_fd`` (a SEQPACKET socket) until it closes, one at a time and
-    never waiting on a sandbox. ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
+def zygote(control_fd: int) -> None:
+    """The prepared image: import the modules named in the grader's first message on
+    ``control_fd`` (a SEQPACKET socket; the solution's imports), then serve the grader's
+    requests there until it closes, one at a time and never waiting on a sandbox.
+    ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
     cgroup files as descriptors forks a sandbox and answers its PID here; ``{"op": "kill",
     "pid": ...}`` sends SIGKILL to a sandbox it forked and has not reaped (its whole PID
     namespace ends) and forgets it once reaped. How a sandbox ended reaches the grader through
     its death pipe, not through here; the image reaps ended sandboxes before each request."""
-    import importlib
     import select
     import signal
     import socket
     import threading
 
     prepare()
-    for name in preload:
-        try:
-            importlib.import_module(name)
-        except BaseException:  # noqa: BLE001, S110 (e.g. `from scipy.special import gammaln`)
-            pass
     sock = socket.socket(fileno=control_fd)
+    _preload(sock)
     libc = _libc()
     # sandbox PID -> "running", "killed" (not reaped yet) or "reaped" (not asked to end yet);
     # forgotten when both killed and reaped (after that, its PID may be another process's)
@@ -999,6 +995,18 @@ def zygote(control_fd: int, preload: list[str]) -> None:
         sock.send(json.dumps(reply).encode())
 
 
+def _preload(sock):
+    """Import the modules that the grader's first message on ``sock`` names (the image's;
+    kept nowhere: a sandbox forked later can read its memory)."""
+    import importlib
+
+    for name in json.loads(sock.recv(1 << 16)).get("preload", []):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001, S110 (its failure is the sandbox's to meet)
+            pass
+
+
 def prepare() -> None:
     """Import numpy and IPython and make the shell (no student code has run yet): what each
     sandbox needs before its first cell. A prepared image (:func:`zygote`) does it once."""
@@ -1025,7 +1033,7 @@ def main(argv: list[str] | None = None) -> None:
     global SECCOMP, _in, _out
     args = sys.argv[1:] if argv is None else list(argv)
     if args[1:2] == ["zygote"]:  # (no filter: its children make namespaces and mounts)
-        zygote(int(args[0]), json.loads(args[2]))
+        zygote(int(args[0]))
     SECCOMP = _install_seccomp([int(a) for a in args[:2] if a.isdigit()])  # before anything
     read_fd, write_fd, mode = int(args[0]), int(args[1]), args[2]
     probe = mode.endswith("-probe")  # only say which defences hold, then exit

@@ -56,9 +56,12 @@ class Zygote:
         self.broken = ""
 
     @classmethod
-    def start(cls, flags: Sequence[str], script_for: Any, env: dict[str, str]) -> Zygote:
+    def start(cls, flags: Sequence[str], script_for: Any, env: dict[str, str],
+              preload: Sequence[str] = ()) -> Zygote:
         """Start an image: ``unshare FLAGS sh -c SCRIPT`` where ``script_for(fd)`` is the set-up
-        script ending in the runner's zygote mode on control descriptor ``fd``."""
+        script ending in the runner's zygote mode on control descriptor ``fd``; it is told on
+        that descriptor to import the modules ``preload`` (never on its command line, which
+        each sandbox forked from it could read in ``/proc``)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         log = tempfile.TemporaryFile(prefix="mlcourse-zygote-")  # (its own words only)
         try:
@@ -74,7 +77,12 @@ class Zygote:
             theirs.close()
         image = cls(ours, proc, log)
         try:
+            ours.send(json.dumps({"preload": list(preload)}).encode())
             reply = image._receive(time.monotonic() + START_TIMEOUT)
+        except OSError as exc:
+            image.close()
+            raise ZygoteError(f"the prepared image did not start ({exc}): {image._said()}") \
+                from None
         except ZygoteError as exc:
             image.close()
             raise ZygoteError(f"{exc}: {image._said()}") from None
