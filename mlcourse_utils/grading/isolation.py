@@ -13,7 +13,7 @@ namespace), the process gets:
   reference package is replaced by a decoy that reports its import;
 * as an **unprivileged user** (``nobody``, where the grader is root) with every capability
   dropped and ``no_new_privs``; the runner then installs a seccomp filter (no new namespaces,
-  mounts, ptrace, keyrings, BPF, io_uring, ...);
+  mounts, ptrace, keyrings, BPF, io_uring, file watches, ...);
 * **resource limits**: a cgroup per sandbox (``cgroups.py``: memory including shared memory
   and tmpfs, processes and threads, one CPU's worth of time) where cgroups can be written, and
   always rlimits (address space ``--memory``, file size, open files, no core dumps).
