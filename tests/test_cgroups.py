@@ -1,18 +1,29 @@
 """Per-student memory, process and CPU limits with control groups (grading/cgroups.py).
 
 Most tests build a fake cgroup tree in a temporary folder (the files the kernel would show);
-the last one creates a real cgroup and is skipped where this machine cannot.
+the last ones create real cgroups, run the grader and interrupt it, and are skipped where this
+machine cannot. None of ours may stay behind: not after a grader's exit, nor after a run that
+was interrupted or killed (the next run removes those), with a student's processes lingering.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading import cgroups
 from mlcourse_utils.grading.cgroups import Cgroup
+
+REAL = pytest.mark.skipif(cgroups.layout()[0] is None,
+                          reason="no writable cgroup hierarchy with memory, pids and cpu here")
 
 
 def test_join_maps_a_cgroup_path_under_its_mount():
@@ -111,8 +122,7 @@ def test_remove_takes_away_an_empty_cgroup(tmp_path):
     assert not folder.exists()
 
 
-@pytest.mark.skipif(cgroups.layout()[0] is None,
-                    reason="no writable cgroup hierarchy with memory, pids and cpu here")
+@REAL
 def test_a_real_cgroup_is_created_and_removed():
     group = cgroups.create(256, pids_max=32)
     assert group is not None and set(group.controllers) >= {"memory"}
@@ -122,3 +132,181 @@ def test_a_real_cgroup_is_created_and_removed():
     assert group.pids() == set() and group.memory_events() == 0
     group.remove()
     assert not any(f.exists() for f in group.folders.values())
+
+
+# ---------------------------------------------------------------- nothing left behind
+
+def _parents():
+    return sorted(set(cgroups.layout()[1].values()))
+
+
+def _ours(pid):
+    """The cgroups of the grader with process id ``pid``, in every hierarchy."""
+    return sorted(p for parent in _parents() for p in parent.glob(f"mlcourse-{pid}-*"))
+
+
+def _dead_pid():
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def _gone(pid, seconds=30):
+    """Whether process ``pid`` has ended (a zombie has) within ``seconds``."""
+    for _ in range(int(seconds * 10)):
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                return True
+        except (OSError, IndexError):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _in_cgroup(group):
+    """A process that sleeps inside ``group`` (joined before it runs), in a session of its own."""
+    join = 'for f in "$@"; do echo $$ > "$f"; done; exec sleep 300'
+    return subprocess.Popen(["sh", "-c", join, "sh", *group.procs_files()],
+                            start_new_session=True)
+
+
+@REAL
+def test_what_a_grader_could_not_remove_goes_when_it_exits():
+    """A cgroup whose process lingers (here: one the grader never stopped) and one never
+    joined: when the grader's process exits, both are gone and the process is killed."""
+    code = ("import os, subprocess\n"
+            "from mlcourse_utils.grading import cgroups\n"
+            "lingering, empty = cgroups.create(64), cgroups.create(64)\n"
+            "join = 'for f in \"$@\"; do echo $$ > \"$f\"; done; exec sleep 300'\n"
+            "proc = subprocess.Popen(['sh', '-c', join, 'sh', *lingering.procs_files()],\n"
+            "                        start_new_session=True, stdout=subprocess.DEVNULL,\n"
+            "                        stderr=subprocess.DEVNULL)\n"
+            "while not lingering.pids():\n"
+            "    pass\n"
+            "print(os.getpid(), proc.pid, flush=True)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    grader, lingering = map(int, run.stdout.split())
+    try:
+        assert _gone(lingering)
+        assert _ours(grader) == []
+    finally:
+        try:
+            os.kill(lingering, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@REAL
+def test_the_next_run_removes_the_empty_cgroups_of_a_grader_that_was_killed():
+    """A grader killed outright (SIGKILL) leaves its cgroups. The next grader's first cgroup
+    removes those of graders no longer running, when empty; one that still holds a process,
+    and one of a grader still running, stay as they are."""
+    dead, other_dead = _dead_pid(), _dead_pid()
+    left = [p / f"mlcourse-{dead}-0" for p in _parents()]
+    running = [p / f"mlcourse-{os.getpid()}-{10**6 + k}" for k, p in enumerate(_parents())]
+    busy = Cgroup(cgroups.layout()[0], {c: p / f"mlcourse-{other_dead}-0"
+                                        for c, p in cgroups.layout()[1].items()})
+    for folder in {*left, *running, *busy.folders.values()}:
+        folder.mkdir()
+    proc = _in_cgroup(busy)
+    try:
+        while not busy.pids():
+            time.sleep(0.02)
+        next_run = subprocess.run(
+            [sys.executable, "-c", "from mlcourse_utils.grading import cgroups\n"
+                                   "cgroups.create(64).remove()"],
+            capture_output=True, text=True, timeout=120)
+        assert next_run.returncode == 0, next_run.stderr
+        assert not any(p.exists() for p in left)
+        assert all(p.exists() for p in running)
+        assert all(p.exists() for p in busy.folders.values()) and proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+        busy.remove()
+        for folder in left + running:
+            if folder.exists():
+                folder.rmdir()
+
+
+# A student whose answer cell leaves processes behind (their own sessions, SIGTERM, SIGHUP and
+# SIGINT ignored, 100 MB each) and then sleeps: the grader is interrupted while it is graded.
+MARKER = f"mlint{uuid.uuid4().hex[:8]}"
+LINGER = f"""
+import ctypes, os, signal, time
+for _ in range(3):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        ctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)
+        block = bytearray(100 << 20)
+        while True:
+            time.sleep(1)
+ctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)
+time.sleep(600)
+"""
+
+
+def _marked():
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() == MARKER:
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.slow
+@REAL
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandboxes of a run are forked where root")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_an_interrupted_grading_run_leaves_no_cgroup_and_no_process(tmp_path, sig):
+    """`mlcourse grade` interrupted while a student's lingering processes run: Ctrl-C and
+    SIGTERM end it at once (before, Ctrl-C graded the rest of the class first and SIGTERM left
+    every running student's cgroup), with no cgroup of it left and nothing written for the
+    student cut short; after SIGKILL the next run removes what it left."""
+    name = "mle"
+    solution = sup.solution_answers(name)
+    subs, out = tmp_path / "submissions", tmp_path / "out"
+    sup.write_submission(subs, "honest", name, sup.make_submission(name, solution))
+    sup.write_submission(subs, "lingering", name,
+                         sup.make_submission(name, solution, extra_cells=[LINGER]))
+    # (started as from a terminal: a background job of a shell may ignore SIGINT)
+    as_from_a_terminal = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL);"
+                          " os.execv(sys.argv[1], sys.argv[1:])")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", as_from_a_terminal, sup.MLCOURSE, "grade", name, str(subs),
+         "--out", str(out), "--jobs", "2", "--timeout", "900", "--memory", "1024"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=sup.ROOT)
+    try:
+        for _ in range(1200):  # (at most 120 s for the lingering processes to start)
+            if len(_marked()) >= 4 or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert len(_marked()) >= 4 and _ours(proc.pid), "the lingering student never ran"
+        proc.send_signal(getattr(signal, sig))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert all(_gone(pid) for pid in _marked()), "a student's process outlived the run"
+    if sig == "SIGKILL":
+        assert _ours(proc.pid), "the killed grader left no cgroup (nothing tested below)"
+        next_run = subprocess.run(
+            [sys.executable, "-c", "from mlcourse_utils.grading import cgroups\n"
+                                   "cgroups.create(64).remove()"],
+            capture_output=True, text=True, timeout=120)
+        assert next_run.returncode == 0, next_run.stderr
+    else:
+        assert proc.returncode == 130 and "mlcourse grade: interrupted" in err, err[-2000:]
+        assert not (out / "feedback" / "lingering.html").exists()
+    assert _ours(proc.pid) == []

@@ -74,6 +74,18 @@ def test_setup_script_builds_a_minimal_root_and_drops_privileges(tmp_path):
     assert "--reuid" not in other and other.endswith("x 1 2 namespace-probe")
 
 
+def test_only_modules_reach_the_prepared_image_and_never_its_command_line(tmp_path):
+    """``from a import b`` in the solution lists ``a.b``: a function's name must not reach the
+    image, whose command line and memory its sandboxes can read."""
+    names = ["colorsys", "colorsys.rgb_to_hsv", "os.path", "heapq.heappush",
+             "no_such_module_anywhere", "no_such_package.sub", "xml.etree.ElementTree",
+             "xml.etree.iterparse"]
+    assert isolation._modules(names) == ["colorsys", "os.path", "xml.etree.ElementTree"]
+    script = isolation._setup_script(tmp_path / "root", "py", "x", (7,), [Path("/usr")], 65534,
+                                     "zygote")
+    assert script.split("\n")[-1] == "exec py -I -c x 7 zygote"
+
+
 class _Exited:
     """A stand-in for a finished Popen: wait() gives ``code``."""
 

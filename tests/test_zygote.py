@@ -114,7 +114,7 @@ def test_two_sandboxes_from_one_image_share_nothing():
         assert a["tmp"] == sorted(["mark", *_in_tmp()]) and a["shm"] == ["mark"]
         assert b["tmp"] == _in_tmp() and b["shm"] == []
         assert a["net"] != b["net"] and a["mnt"] != b["mnt"]
-        assert a["random"] != b["random"]  # (numpy reseeds its global generator in a fork)
+        assert a["random"] != b["random"]  # (this image has not imported numpy.random)
         assert second.call("reach_marks", (), {}, 30)[0] == "ConnectionRefusedError"
         assert first.call("reach_marks", (), {}, 30)[0] == "connected"  # (the probe works)
         first.kill()
@@ -123,6 +123,118 @@ def test_two_sandboxes_from_one_image_share_nothing():
     finally:
         first.kill()
         second.kill()
+
+
+def test_sandboxes_of_an_image_that_imported_numpy_random_draw_different_numbers():
+    """numpy does not reseed its legacy global generator after a fork: once the image has
+    imported numpy.random (scipy.stats does, and six assignments of seven preload it), every
+    sandbox drew the same np.random.rand(). Python's random is reseeded too (CPython does it
+    after os.fork; the runner does it again). Equal draws by chance: about 2**-50."""
+    draw = ("import random\nimport numpy as np\n"
+            "def draw():\n"
+            "    return [float(np.random.rand()), float(np.random.randn()), random.random(),\n"
+            "            int(np.random.randint(2**62))]\n")
+    boxes = [Sandbox(memory_mb=1024, preload=["numpy.random"]) for _ in range(2)]
+    try:
+        seen = []
+        for box in boxes:
+            box.start()
+            assert isinstance(box.proc, zygote.ZygoteChild)
+            assert box.exec_cell(draw, 30)[0] is None
+            seen.append(box.call("draw", (), {}, 30)[0])
+        for a, b in zip(*seen, strict=True):
+            assert a != b, seen
+    finally:
+        for box in boxes:
+            box.kill()
+
+
+# What a sandbox tries, as an attacker would, to watch another's file activity: inotify,
+# fanotify (unprivileged since Linux 5.13 with FAN_REPORT_FID) and dnotify (fcntl F_NOTIFY on a
+# folder, answered with SIGIO), each on numpy's folder, which every sandbox shares read-only.
+WATCHER = """
+import ctypes, fcntl, os, select, signal, numpy
+libc = ctypes.CDLL(None, use_errno=True)
+folder = os.path.dirname(numpy.__file__)
+target = os.path.join(folder, 'version.py')
+def watch():
+    global fds, signals
+    fds, signals, refused = [], [], {}
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    refused['inotify_init1'] = ctypes.get_errno() if fd < 0 else 0
+    if fd >= 0:
+        fds.append(fd)
+        libc.inotify_add_watch(fd, target.encode(), 0x1 | 0x20)  # IN_ACCESS | IN_OPEN
+        libc.inotify_add_watch(fd, folder.encode(), 0x1 | 0x20)
+    fd = libc.fanotify_init(0x200 | 0x2, os.O_RDONLY)  # FAN_REPORT_FID | FAN_NONBLOCK
+    refused['fanotify_init'] = ctypes.get_errno() if fd < 0 else 0
+    if fd >= 0:
+        fds.append(fd)
+        libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64,
+                                       ctypes.c_int, ctypes.c_char_p]
+        libc.fanotify_mark(fd, 1, 0x20 | 0x1, -100, target.encode())  # FAN_OPEN | FAN_ACCESS
+    signal.signal(signal.SIGIO, lambda *args: signals.append(1))
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+        refused['dnotify'] = 0
+    except OSError as exc:
+        refused['dnotify'] = exc.errno
+    if os.uname().machine == 'x86_64':  # (inotify_init has no number on aarch64)
+        fd = libc.syscall(253)
+        refused['inotify_init'] = ctypes.get_errno() if fd < 0 else 0
+        fd = libc.syscall(0x40000000 | 294, 0)  # the x32 ABI's inotify_init1
+        refused['x32 inotify_init1'] = ctypes.get_errno() if fd < 0 else 0
+    return refused
+def seen():
+    total = len(signals)
+    for fd in fds:
+        if select.select([fd], [], [], 1.0)[0]:
+            total += len(os.read(fd, 4096))
+    return total
+def i386_inotify_init1():
+    import mmap
+    code = bytes([0xB8, 0x4C, 0x01, 0, 0, 0x31, 0xDB, 0xCD, 0x80, 0xC3])  # eax=332; int 0x80
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+"""
+READER = """
+import os, numpy
+def read():
+    return len(open(os.path.join(os.path.dirname(numpy.__file__), 'version.py')).read())
+"""
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_no_sandbox_can_watch_another_sandboxs_file_activity(forked, monkeypatch):
+    """inotify, fanotify and dnotify watch files, not mounts: a watch on the environment saw
+    another sandbox open and read it. Each is refused (EPERM), through every system call ABI:
+    the x32 calls are refused, a 32-bit call (int 0x80) ends the process. Forked from the image
+    or started from scratch (the same filter)."""
+    import errno
+    import platform
+
+    if not forked:
+        monkeypatch.setenv("MLCOURSE_ZYGOTE", "0")
+    watcher, reader = Sandbox(memory_mb=1024), Sandbox(memory_mb=1024)
+    try:
+        for box, code in ((watcher, WATCHER), (reader, READER)):
+            box.start()
+            assert isinstance(box.proc, zygote.ZygoteChild) is forked
+            assert box.exec_cell(code, 30)[0] is None
+        refused = watcher.call("watch", (), {}, 30)[0]
+        assert refused and set(refused.values()) == {errno.EPERM}, refused
+        assert watcher.call("seen", (), {}, 30)[0] == 0
+        assert reader.call("read", (), {}, 30)[0] > 0
+        assert watcher.call("seen", (), {}, 30)[0] == 0  # (nothing of the reader's open, read)
+        if platform.machine() == "x86_64":
+            with pytest.raises(SandboxError, match="SIGSYS"):
+                watcher.call("i386_inotify_init1", (), {}, 30)
+    finally:
+        watcher.kill()
+        reader.kill()
 
 
 def test_an_environment_under_tmp_is_bound_again_read_only(tmp_path, monkeypatch):
@@ -219,6 +331,32 @@ def test_preloaded_modules_are_imported_in_the_image_before_the_sandbox_is_forke
             box.kill()
 
 
+def test_a_sandbox_cannot_read_which_functions_the_solution_imports():
+    """The image imports the solution's imports; `from colorsys import rgb_to_hsv` lists
+    colorsys.rgb_to_hsv, a hint to a student. Only modules reach the image, on its control
+    socket: not its command line (/proc/self/cmdline and /proc/1/cmdline in a sandbox,
+    sys.orig_argv), nor a frame above the student's (the image's among them)."""
+    look = ("import sys\n"
+            "def look():\n"
+            "    texts = [open(f'/proc/{p}/cmdline', 'rb').read().decode('utf-8', 'replace')\n"
+            "             for p in ('self', '1')] + [repr(sys.orig_argv)]\n"
+            "    frame = sys._getframe()\n"
+            "    while frame is not None:\n"
+            "        texts += [repr(v)[:10000] for v in frame.f_locals.values()\n"
+            "                  if isinstance(v, (str, bytes, list, tuple, dict))]\n"
+            "        frame = frame.f_back\n"
+            "    return [len(texts), [t for t in texts if 'rgb' + '_to_' in t],\n"
+            "            'colorsys' in sys.modules]\n")
+    box = Sandbox(memory_mb=1024, preload=["colorsys", "colorsys.rgb_to_hsv"]).start()
+    try:
+        assert isinstance(box.proc, zygote.ZygoteChild)
+        assert box.exec_cell(look, 30)[0] is None
+        count, naming, imported = box.call("look", (), {}, 30)[0]
+        assert count > 3 and naming == [] and imported  # (the module was imported)
+    finally:
+        box.kill()
+
+
 def _image_process():
     """The process of the prepared image of sandboxes started with no imports (the child of
     its ``unshare``)."""
@@ -231,8 +369,12 @@ def _image_process():
 
 def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatch):
     """A spawn the grader gave up on must not be carried out later on the same pipes: the
-    image is ended, and the sandbox starts from scratch on new ones."""
+    image is ended, and the sandbox starts from scratch on new ones (in a cgroup of its own:
+    the failed fork's is removed, not left behind)."""
+    import contextlib
     import signal
+
+    from mlcourse_utils.grading import cgroups
 
     image, pid = _image_process()
     monkeypatch.setattr(zygote, "REQUEST_TIMEOUT", 1.0)
@@ -240,7 +382,8 @@ def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatc
     try:
         box = Sandbox(memory_mb=1024).start()
     finally:
-        os.kill(pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):  # (ended with its image by now)
+            os.kill(pid, signal.SIGCONT)
     try:
         assert isinstance(box.proc, subprocess.Popen) and image.broken
         assert image.proc.poll() is not None
@@ -250,6 +393,8 @@ def test_an_image_that_stops_answering_is_ended_and_no_late_fork_runs(monkeypatc
             assert box.call("f", (), {}, 30)[0] == i
     finally:
         box.kill()
+    assert not [p for parent in cgroups.layout()[1].values()
+                for p in parent.glob(f"mlcourse-{os.getpid()}-*")]
 
 
 def test_a_busy_image_does_not_slow_a_running_sandbox():

@@ -3,7 +3,8 @@
 One student can only cost itself: its grading has deadlines and a total budget, its sandbox its
 own limits, reading its notebook and writing its feedback, gradebook copy, manual-grading answer
 and submission time can fail only for it (reported; every other student keeps theirs, and the
-CSVs are always written).
+CSVs are always written). Ctrl-C or SIGTERM stops the run at once: no student starts, every
+sandbox ends, nothing more is written, and no cgroup stays behind (``isolation.stop_all``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import hashlib
 import json
 import resource
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from .._files import write_text
 from ..course import find_course_root
-from . import analysis, gradebook, manual, sandbox, times
+from . import analysis, gradebook, isolation, manual, sandbox, times
 from .intake import LAYOUTS, Intake, collect
 from .notebook import Assignment, imported_by, load_assignment
 from .report import NBGRADER_CONFIG, write_feedback
@@ -136,8 +138,40 @@ def _grade_one(assignment, submission, out, parts, failures, **options):
         copy_to=_copy_path(out, assignment.name, assignment.notebook, submission.student)
         if real else None,
         manual_dir=parts if real and assignment.manual else None, **options)
+    if isolation.interrupted():
+        return None  # (its sandbox was stopped under it: not a grade, nothing is written)
     _write_feedback(result, assignment, out, failures)
     return result
+
+
+def _completed(futures):
+    """``as_completed(futures)``; when the run is interrupted (Ctrl-C, SIGTERM) while the
+    caller waits here or handles a result (the generator is then closed), the students not
+    started yet are cancelled and every sandbox is stopped, so that the pool ends at once."""
+    try:
+        yield from concurrent.futures.as_completed(futures)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        isolation.stop_all()
+        raise
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM (``kill``, a batch system ending a job) interrupts grading as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_feedback(result, assignment, out, failures):
@@ -197,10 +231,11 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                          "--force (that work is then moved aside, not deleted)")
     people = Roster(read_roster(roster)) if roster is not None else None
     intake = collect(name, submissions, assignment.notebook, people)
-    return _grade_intake(name, assignment, root, submissions, out, intake, kept, jobs=jobs,
-                         timeout=timeout, memory_mb=memory_mb, progress=progress,
-                         student_timeout=student_timeout, shard=shard, secret=secret,
-                         require_isolation=require_isolation)
+    with _sigterm_interrupts():
+        return _grade_intake(name, assignment, root, submissions, out, intake, kept, jobs=jobs,
+                             timeout=timeout, memory_mb=memory_mb, progress=progress,
+                             student_timeout=student_timeout, shard=shard, secret=secret,
+                             require_isolation=require_isolation)
 
 
 def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, jobs, timeout,
@@ -247,7 +282,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
                    disable=not progress, file=sys.stderr)
-        for fut in concurrent.futures.as_completed(futures):
+        for fut in _completed(futures):
             student = futures[fut]
             try:
                 results[student] = fut.result()

@@ -16,19 +16,33 @@ process's own cgroup in each (hybrid systems, and containers where we are root).
 can be written (no cgroups, or an unprivileged user without delegation), :func:`create` returns
 None and the sandbox falls back to per-process rlimits (see ``isolation.py`` and the README's
 "Limits").
+
+None is left behind. Each cgroup is named ``mlcourse-<grader's pid>-<n>`` and removed when its
+sandbox ends; those this process made and could not remove yet (a process still exiting, a run
+interrupted) are removed by :func:`remove_all`, which runs at exit. Where a grader could not
+(killed with SIGKILL, or the machine stopped), the next grading run removes its empty cgroups
+when it makes its first (:func:`sweep`): those whose grader is no longer running.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import itertools
 import os
+import re
 import signal
+import threading
 import time
 from pathlib import Path
 
 CONTROLLERS = ("memory", "pids", "cpu")
 _counter = itertools.count()
+#: The cgroups this process made and has not removed yet (:func:`remove_all` at exit).
+_live: set[Cgroup] = set()
+_live_lock = threading.Lock()
+_swept = False
+_NAME = re.compile(r"mlcourse-(\d+)-\d+")
 
 
 def _mounts():
@@ -155,9 +169,11 @@ class Cgroup:
                     pass
             time.sleep(0.02)
 
-    def remove(self) -> None:
-        """Kill what is left and remove the folders (retrying while the kernel reaps)."""
+    def remove(self) -> bool:
+        """Kill what is left and remove the folders (retrying while the kernel reaps); whether
+        they are gone (if not, :func:`remove_all` tries again at exit)."""
         self.kill()
+        gone = True
         for folder in set(self.folders.values()):
             for _ in range(100):
                 try:
@@ -167,6 +183,56 @@ class Cgroup:
                     break
                 except OSError:
                     time.sleep(0.02)
+            else:
+                gone = False
+        if gone:
+            with _live_lock:
+                _live.discard(self)
+        return gone
+
+
+def remove_all() -> None:
+    """Kill the processes of every cgroup this process made and has not removed, and remove
+    those cgroups: at exit (also after Ctrl-C or SIGTERM), and when grading is interrupted."""
+    with _live_lock:
+        groups = list(_live)
+    for group in groups:
+        group.remove()
+
+
+atexit.register(remove_all)
+
+
+def _running(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass  # (another user's: it runs)
+    return True
+
+
+def sweep(parents) -> list[Path]:
+    """Remove the empty cgroups of graders that no longer run (``mlcourse-<pid>-<n>`` under
+    ``parents``, with no process ``pid``): what a grader killed by SIGKILL left behind. A
+    cgroup that still holds a process is left alone. Returns the folders removed."""
+    removed = []
+    for parent in {Path(p) for p in parents}:
+        try:
+            entries = list(os.scandir(parent))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _NAME.fullmatch(entry.name)
+            if match and int(match[1]) != os.getpid() and entry.is_dir(follow_symlinks=False) \
+                    and not _running(int(match[1])):
+                try:
+                    os.rmdir(entry.path)
+                    removed.append(Path(entry.path))
+                except OSError:
+                    pass  # (not empty: a process of it still runs)
+    return removed
 
 
 def _write(path, value):
@@ -175,18 +241,24 @@ def _write(path, value):
 
 def create(memory_mb: int, pids_max: int = 128, cpus: float = 1.0) -> Cgroup | None:
     """A new cgroup with the limits applied, or None where cgroups cannot be used here."""
+    global _swept
     version, parents = layout()
     if version is None:
         return None
+    if not _swept:
+        _swept = True
+        sweep(parents.values())
     name = f"mlcourse-{os.getpid()}-{next(_counter)}"
     folders = {}
+    group = Cgroup(version, folders)
+    with _live_lock:
+        _live.add(group)  # (before its first folder: whatever happens next, it is removed)
     try:
         for c, parent in parents.items():
             folder = parent / name
             if folder not in folders.values():
                 folder.mkdir()
             folders[c] = folder
-        group = Cgroup(version, folders)
         limit = int(memory_mb) * 2**20
         period = 100_000
         if version == "v2":
@@ -211,5 +283,5 @@ def create(memory_mb: int, pids_max: int = 128, cpus: float = 1.0) -> Cgroup | N
                 _write(folders["cpu"] / "cpu.cfs_quota_us", int(cpus * period))
         return group
     except OSError:
-        Cgroup(version, folders).remove()
+        group.remove()
         return None

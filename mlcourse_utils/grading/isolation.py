@@ -13,7 +13,7 @@ namespace), the process gets:
   reference package is replaced by a decoy that reports its import;
 * as an **unprivileged user** (``nobody``, where the grader is root) with every capability
   dropped and ``no_new_privs``; the runner then installs a seccomp filter (no new namespaces,
-  mounts, ptrace, keyrings, BPF, io_uring, ...);
+  mounts, ptrace, keyrings, BPF, io_uring, file watches, ...);
 * **resource limits**: a cgroup per sandbox (``cgroups.py``: memory including shared memory
   and tmpfs, processes and threads, one CPU's worth of time) where cgroups can be written, and
   always rlimits (address space ``--memory``, file size, open files, no core dumps).
@@ -23,13 +23,13 @@ Without namespaces (``isolate=False`` or no ``unshare``) the runner starts as a 
 student can remove that hook: see the README's "Limits").
 
 Talking to the process is ``sandbox.py``'s job; this module starts it, stops it, and says
-why it ended.
+why it ended. :func:`stop_all` ends every sandbox of the grading run at once (an interrupted
+run), with the prepared images and every cgroup.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import resource
 import shlex
@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,36 @@ except Exception:
 raise ImportError("mlcourse_utils is not available while your notebook is graded: "
                   "answers must not use the reference implementation")
 '''
+
+
+#: The processes started and not stopped yet; set once grading is interrupted (nothing starts).
+_running: set[Process] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """End every sandbox at once, for good: no sandbox starts after this (a start raises
+    SandboxError); the prepared images (and every sandbox forked from them) and every
+    sandbox started from scratch are killed; every cgroup is removed. For an interrupted
+    grading run (Ctrl-C, SIGTERM); the threads grading students then fail fast."""
+    _stopping.set()
+    zygote.close_all()
+    with _running_lock:
+        processes = list(_running)
+    for process in processes:  # (their own threads reap them)
+        proc = process.proc
+        if isinstance(proc, subprocess.Popen) and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+    cgroups.remove_all()
+
+
+def interrupted() -> bool:
+    """Whether :func:`stop_all` has ended grading."""
+    return _stopping.is_set()
 
 
 # ---------------------------------------------------------------- launching
@@ -123,14 +154,15 @@ def _environment_paths(hidden):
     return sorted(p for p in keep if not any(q != p and _is_within(p, q) for q in keep))
 
 
-def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", preload=()):
+def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     """Shell commands run as root inside the new namespaces, ending in the runner.
 
     Builds the minimal root on a tmpfs at ``root`` (an empty folder of the host, used as a
     mount point only inside this mount namespace), switches to it with ``pivot_root``, and
     starts the runner as ``uid`` without capabilities. With ``mode`` "zygote" it starts the
-    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone; it imports
-    ``preload``), as the namespace's root: each sandbox forked from it drops to ``uid`` itself.
+    prepared image instead (``zygote.py``; ``fds`` is its control descriptor alone, on which it
+    is told what to import), as the namespace's root: each sandbox forked from it drops to
+    ``uid`` itself.
     """
     q = shlex.quote
     r = q(str(root))
@@ -189,8 +221,7 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", 
     ]
     lines.append("unset OLDPWD")  # (the host's name of the root folder)
     if mode == "zygote":
-        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote "
-                     f"{q(json.dumps(list(preload)))}")
+        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
         return "\n".join(lines)
     change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
     # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
@@ -199,6 +230,35 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace", 
         f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
         f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
     return "\n".join(lines)
+
+
+def _modules(names):
+    """Those of ``names`` that are modules: only they reach the prepared image, whose command
+    line and memory every sandbox forked from it can read. (``from scipy.special import
+    betaln`` in the solution lists ``scipy.special.betaln``, which would tell a student which
+    function the solution calls.) Found without importing anything not imported yet."""
+    import importlib.machinery
+    import importlib.util
+
+    found = []
+    for name in names:
+        parts = name.split(".")
+        try:
+            if len(parts) == 1 or ".".join(parts[:-1]) in sys.modules:
+                spec = importlib.util.find_spec(name)  # (its parent is imported already)
+            else:  # each package's folders, from the top (nothing of them runs)
+                spec = importlib.util.find_spec(parts[0])
+                for cut in range(2, len(parts) + 1):
+                    if spec is None or not spec.submodule_search_locations:
+                        spec = None
+                        break
+                    spec = importlib.machinery.PathFinder.find_spec(
+                        ".".join(parts[:cut]), spec.submodule_search_locations)
+        except Exception:  # noqa: BLE001, S112 (not a module, or a name find_spec refuses)
+            continue
+        if spec is not None:
+            found.append(name)
+    return found
 
 
 def _is_within(path, parent):
@@ -256,7 +316,23 @@ class Process:
         """Start the runner: it reads requests from ``to_child_r``, writes replies to
         ``from_child_w``, and prints to ``out_w`` (the caller closes its copies). It is forked
         from the prepared image where there is one (``from_image``); False when that failed:
-        call again with new pipes and ``from_image=False``."""
+        call again with new pipes and ``from_image=False``. If it raises, nothing of it is left
+        (no process, no cgroup)."""
+        with _running_lock:
+            _running.add(self)
+        try:
+            if _stopping.is_set():
+                raise SandboxError("died", "grading was interrupted")
+            started = self._spawn(to_child_r, from_child_w, out_w, from_image)
+            if _stopping.is_set():  # (stop_all ran meanwhile, maybe before this one existed)
+                raise SandboxError("died", "grading was interrupted")
+            return started
+        except BaseException:
+            self.stop()
+            self.clean_up()
+            raise
+
+    def _spawn(self, to_child_r, from_child_w, out_w, from_image):
         runner_code = RUNNER.read_text()
         env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
@@ -315,8 +391,8 @@ class Process:
             root = tempfile.mkdtemp(prefix="mlcourse-root-")  # (an empty mount point)
             try:
                 return zygote.Zygote.start(flags, lambda fd: _setup_script(
-                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote",
-                    preload), ENV)
+                    root, sys.executable, runner_code, (fd,), binds, NOBODY, "zygote"), ENV,
+                    _modules(preload))
             finally:
                 try:
                     os.rmdir(root)
@@ -332,8 +408,9 @@ class Process:
             image = zygote.image_for((tuple(binds), NOBODY, runner_code, tuple(preload)), start)
             self.proc = image.spawn([*fds, *joined], spec)
         except (OSError, zygote.ZygoteError):
-            if self.cgroup is not None:
-                self.cgroup.kill()  # (whatever of a failed fork joined it)
+            if self.cgroup is not None:  # (whatever of a failed fork joined it dies with it; a
+                self.cgroup.remove()     # start from scratch makes a cgroup of its own)
+                self.cgroup = None
             return False
         finally:
             for fd in joined:
@@ -358,6 +435,8 @@ class Process:
     def clean_up(self) -> None:
         """Remove the cgroup (noting whether memory ran out) and the folders, after
         :meth:`stop`."""
+        with _running_lock:
+            _running.discard(self)
         if self.cgroup is not None:
             self.oom = self.cgroup.memory_events()
             self.cgroup.remove()

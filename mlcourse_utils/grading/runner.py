@@ -29,19 +29,25 @@ import warnings
 # namespaces (a nested user namespace would hand out capabilities), no mounts, no ptrace of a
 # neighbour, no kernel keyrings, modules, BPF or io_uring. The process has no capabilities and
 # runs as an unprivileged user already; this closes the doors that stay open to such a user.
+# No file-change notifications either (inotify, fanotify, and dnotify's fcntl F_NOTIFY): they
+# work on files, not mounts, so a watch on the Python environment, which every sandbox shares
+# read-only, would see another student's sandbox open and read it.
 
 _ERRNO, _ALLOW, _KILL = 0x00050000, 0x7FFF0000, 0x80000000
 _EPERM, _ENOSYS = 1, 38
+_F_NOTIFY = 1026
 _NS_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _SYSCALLS = {  # (audit arch, clone, clone3, denied syscall numbers)
     "x86_64": (0xC000003E, 56, 435, [
         272, 308, 165, 166, 155, 161, 101, 310, 311, 250, 248, 249, 321, 298, 246, 320, 175, 313,
         176, 304, 303, 323, 167, 168, 169, 163, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442,
-        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153]),
+        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153,
+        253, 254, 294, 300, 301]),  # inotify_init, _add_watch, _init1, fanotify_init, _mark
     "aarch64": (0xC00000B7, 220, 435, [
         97, 268, 40, 39, 41, 51, 117, 270, 271, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106,
         265, 264, 282, 224, 225, 142, 89, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442, 92,
-        60, 170, 112, 116, 161, 162]),
+        60, 170, 112, 116, 161, 162, 171, 266, 58,
+        26, 27, 262, 263]),  # inotify_init1, inotify_add_watch, fanotify_init, fanotify_mark
 }
 
 
@@ -64,6 +70,7 @@ def _install_seccomp(fds):
     # The protocol's descriptors can be neither closed nor replaced (the grader's record of
     # forbidden calls travels on them): close, dup2 and dup3 onto them, close_range over them.
     close_, dups, close_range = (3, (33, 292), 436) if arch == 0xC000003E else (57, (24,), 436)
+    fcntl = 72 if arch == 0xC000003E else 25
     for fd in fds:
         for nr, offset in ((close_, 16), *((d, 24) for d in dups)):
             op(LD, 0)
@@ -77,6 +84,11 @@ def _install_seccomp(fds):
         op(LD, 16)
         op(JGE, max(fds) + 1, 1, 0)
         op(RET, _ERRNO | _EPERM)
+    op(LD, 0)
+    op(JEQ, fcntl, 0, 3)
+    op(LD, 24)                                  # fcntl's command
+    op(JEQ, _F_NOTIFY, 0, 1)
+    op(RET, _ERRNO | _EPERM)                    # dnotify: a watch on a folder
     op(LD, 0)                                   # seccomp_data.nr
     if arch == 0xC000003E:
         op(JGE, 0x40000000, 0, 1)               # the x32 ABI
@@ -841,8 +853,23 @@ def _become_runner(libc, spec, read_fd, write_fd):
     for name, value in spec["rlimits"]:
         resource.setrlimit(getattr(resource, name), (value, value))
     _drop_privileges(libc, spec["uid"])
+    _fresh_random_state()
     sys.argv = ["-c", str(read_fd), str(write_fd), spec["mode"]]
     main(sys.argv[1:])
+
+
+def _fresh_random_state():
+    """Reseed, from the OS's entropy, the random state a fork copies from the image: numpy's
+    legacy global generator (``np.random.rand``, ``np.random.seed``; numpy never reseeds it
+    after a fork, and the image has it once it imports ``numpy.random``, as ``scipy.stats``
+    does: every sandbox would draw the same numbers) and Python's ``random`` (CPython reseeds
+    it after ``os.fork`` already; reseeded here too, not left to that)."""
+    import random
+
+    random.seed()
+    mtrand = sys.modules.get("numpy.random.mtrand")  # (not imported yet: seeded at import)
+    if mtrand is not None:
+        mtrand.seed()
 
 
 def _spawn_child(libc, spec, fds, report_fd):
@@ -872,27 +899,23 @@ def _spawn_child(libc, spec, fds, report_fd):
             os._exit(111)
 
 
-def zygote(control_fd: int, preload: list[str]) -> None:
-    """The prepared image: import ``preload`` (the solution's imports), then serve the
-    grader's requests on ``control_fd`` (a SEQPACKET socket) until it closes, one at a time and
-    never waiting on a sandbox. ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
+def zygote(control_fd: int) -> None:
+    """The prepared image: import the modules named in the grader's first message on
+    ``control_fd`` (a SEQPACKET socket; the solution's imports), then serve the grader's
+    requests there until it closes, one at a time and never waiting on a sandbox.
+    ``{"op": "spawn", "spec": ...}`` with the sandbox's pipes and
     cgroup files as descriptors forks a sandbox and answers its PID here; ``{"op": "kill",
     "pid": ...}`` sends SIGKILL to a sandbox it forked and has not reaped (its whole PID
     namespace ends) and forgets it once reaped. How a sandbox ended reaches the grader through
     its death pipe, not through here; the image reaps ended sandboxes before each request."""
-    import importlib
     import select
     import signal
     import socket
     import threading
 
     prepare()
-    for name in preload:
-        try:
-            importlib.import_module(name)
-        except BaseException:  # noqa: BLE001, S110 (e.g. `from scipy.special import gammaln`)
-            pass
     sock = socket.socket(fileno=control_fd)
+    _preload(sock)
     libc = _libc()
     # sandbox PID -> "running", "killed" (not reaped yet) or "reaped" (not asked to end yet);
     # forgotten when both killed and reaped (after that, its PID may be another process's)
@@ -972,6 +995,18 @@ def zygote(control_fd: int, preload: list[str]) -> None:
         sock.send(json.dumps(reply).encode())
 
 
+def _preload(sock):
+    """Import the modules that the grader's first message on ``sock`` names (the image's;
+    kept nowhere: a sandbox forked later can read its memory)."""
+    import importlib
+
+    for name in json.loads(sock.recv(1 << 16)).get("preload", []):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001, S110 (its failure is the sandbox's to meet)
+            pass
+
+
 def prepare() -> None:
     """Import numpy and IPython and make the shell (no student code has run yet): what each
     sandbox needs before its first cell. A prepared image (:func:`zygote`) does it once."""
@@ -998,7 +1033,7 @@ def main(argv: list[str] | None = None) -> None:
     global SECCOMP, _in, _out
     args = sys.argv[1:] if argv is None else list(argv)
     if args[1:2] == ["zygote"]:  # (no filter: its children make namespaces and mounts)
-        zygote(int(args[0]), json.loads(args[2]))
+        zygote(int(args[0]))
     SECCOMP = _install_seccomp([int(a) for a in args[:2] if a.isdigit()])  # before anything
     read_fd, write_fd, mode = int(args[0]), int(args[1]), args[2]
     probe = mode.endswith("-probe")  # only say which defences hold, then exit

@@ -241,6 +241,10 @@ class Sandbox:
             out_r, out_w = os.pipe()
             try:
                 started = self._process.spawn(to_child_r, from_child_w, out_w, from_image)
+            except BaseException:
+                for fd in (to_child_w, from_child_r, out_r):
+                    os.close(fd)
+                raise
             finally:
                 for fd in (to_child_r, from_child_w, out_w):
                     os.close(fd)
@@ -341,7 +345,8 @@ DEFENCES = {
                   "other process",
     "network": "a network namespace: no network",
     "unprivileged_user": "student code runs as nobody, not as the grading user",
-    "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring",
+    "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring, "
+               "file watches",
     "memory_cgroup": "a memory cgroup: --memory covers shared memory, memfd and tmpfs",
     "pids_cgroup": "a pids cgroup: processes and threads capped per student",
     "cpu_cgroup": "a CPU cgroup: one core per student",

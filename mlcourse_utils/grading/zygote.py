@@ -5,12 +5,14 @@ the solution imports: about half a second of CPU per student, more than the rest
 grading. Instead, the grader starts one image per set of bound folders: ``runner.py`` in mode
 ``zygote``, run as root of fresh namespaces inside the minimal root that ``isolation.py``'s
 set-up script builds (the same mounts, decoy and read-only environment as every sandbox). It
-imports all that once and then, per sandbox, forks a child that leaves for namespaces of its
+imports all that once (told the modules on its control socket, not its command line, which
+every sandbox can read) and then, per sandbox, forks a child that leaves for namespaces of its
 own (mount, PID, IPC, UTS, network) with a fresh ``/tmp`` and ``/dev/shm``, joins the
 student's cgroup, and as PID 1 of its PID namespace starts the runner, which becomes nobody
-with no capabilities and no_new_privs and installs the seccomp filter before it answers
-(``runner.py``, "the prepared image"). The image never runs student code; each sandbox is
-the same as one started from scratch, only sooner.
+with no capabilities and no_new_privs, reseeds numpy's and Python's random state, and
+installs the seccomp filter before it answers (``runner.py``, "the prepared image"). The
+image never runs student code; each sandbox is the same as one started from scratch, only
+sooner.
 
 Used where the grader is root and namespaces work (``isolation.Process``); anything else, or
 an image that fails, falls back to starting each sandbox from scratch. ``MLCOURSE_ZYGOTE=0`` in
@@ -56,9 +58,12 @@ class Zygote:
         self.broken = ""
 
     @classmethod
-    def start(cls, flags: Sequence[str], script_for: Any, env: dict[str, str]) -> Zygote:
+    def start(cls, flags: Sequence[str], script_for: Any, env: dict[str, str],
+              preload: Sequence[str] = ()) -> Zygote:
         """Start an image: ``unshare FLAGS sh -c SCRIPT`` where ``script_for(fd)`` is the set-up
-        script ending in the runner's zygote mode on control descriptor ``fd``."""
+        script ending in the runner's zygote mode on control descriptor ``fd``; it is told on
+        that descriptor to import the modules ``preload`` (never on its command line, which
+        each sandbox forked from it could read in ``/proc``)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         log = tempfile.TemporaryFile(prefix="mlcourse-zygote-")  # (its own words only)
         try:
@@ -74,7 +79,12 @@ class Zygote:
             theirs.close()
         image = cls(ours, proc, log)
         try:
+            ours.send(json.dumps({"preload": list(preload)}).encode())
             reply = image._receive(time.monotonic() + START_TIMEOUT)
+        except OSError as exc:
+            image.close()
+            raise ZygoteError(f"the prepared image did not start ({exc}): {image._said()}") \
+                from None
         except ZygoteError as exc:
             image.close()
             raise ZygoteError(f"{exc}: {image._said()}") from None
