@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .roster import NUMBER_COLUMN, lms_label, number_cell
+from .roster import NUMBER_COLUMN, course_id, lms_label, match_roster, number_cell
 from .submissions import (
     MAX_NOTEBOOK_BYTES,
     LmsEntry,
@@ -294,8 +294,6 @@ def _free(base: str, taken: set[str]) -> str:
 def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
     """Fill ``intake`` with one :class:`Submission` per LMS user of a download (see
     :func:`collect`)."""
-    from .roster import course_id
-
     layout = intake.layout
     label, column = lms_label(layout), NUMBER_COLUMN[layout]
     users = sorted(by_user, key=lambda u: (len(u), u))  # user ids are ASCII digits
@@ -359,9 +357,9 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
             bad = id_problem(sid, f"{label} name" if student is None else "roster id",
                              "grade with --roster so that the student is matched by user id"
                              if student is None else "correct the roster")
-            if bad:
+            if bad:  # shown escaped, so that it cannot pass for another id
                 sid = _free(shown(sid), taken)
-                reason = f"not graded: {bad}"
+                problem, reason = bad, f"not graded: {bad}"
         entry = LmsEntry(layout, clean_text(lms_name, 200), user, p[3], p[4],
                          clean_text(item.name, 300) if item else "",
                          item.time if item else None, student is not None and not problem,
@@ -386,8 +384,6 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
 def _folders_meet_roster(intake: Intake, roster) -> None:
     """Student folders against the roster (:func:`collect`): a folder the roster lacks is
     refused, and so are folders that match one roster student."""
-    from .roster import match_roster
-
     conflicts: dict[int, list[str]] = {}
     matched, unmatched = match_roster(roster.students, intake.found, conflicts)
     for sid in unmatched:
