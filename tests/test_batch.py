@@ -74,3 +74,31 @@ def test_the_warm_up_imports_the_modules_the_instructors_cells_import():
                "def broken(:"]
     assert imported_by(sources) == ["numpy", "os.path", "math", "mlcourse_utils",
                                     "mlcourse_utils.mle", "scipy.special", "json"]
+
+
+def test_intake_json_records_the_paragraphs_lists_and_shards_merge_to_one(tmp_path):
+    """Each shard writes its own students' LMS entries and the whole download's lists (every
+    shard read all of it); grade-merge keeps every student and the lists once."""
+    import json
+
+    from mlcourse_utils.grading.batch import _merge_intake, write_intake
+    from mlcourse_utils.grading.intake import Intake
+    from mlcourse_utils.grading.submissions import LmsEntry
+
+    lms = {s: LmsEntry("canvas", s, n) for s, n in (("alice", "101"), ("bob", "102"))}
+    intake = Intake("canvas", {}, lms, ["notes.txt"], roster_size=3, matched=["alice", "bob"],
+                    without_submission=["Never, Nobody"],
+                    not_in_roster={"not-in-roster-canvas-999": "Canvas user 999 ('x')"})
+    for shard, students in (("one", ["alice"]), ("two", ["bob"])):
+        (tmp_path / shard).mkdir()
+        write_intake(tmp_path / shard, intake, students)
+    one = json.loads((tmp_path / "one" / "intake.json").read_text())
+    assert list(one["students"]) == ["alice"] and one["matched"] == ["alice", "bob"]
+    assert one["without_submission"] == ["Never, Nobody"] and one["roster"] is True
+    (tmp_path / "merged").mkdir()
+    _merge_intake([tmp_path / "one", tmp_path / "two"], tmp_path / "merged")
+    merged = json.loads((tmp_path / "merged" / "intake.json").read_text())
+    assert list(merged["students"]) == ["alice", "bob"]
+    assert merged["students"]["bob"]["user_id"] == "102"
+    assert merged["not_in_roster"] == {"not-in-roster-canvas-999": "Canvas user 999 ('x')"}
+    assert merged["unmatched"] == ["notes.txt"]
