@@ -559,7 +559,7 @@ def test_defences_are_printed_and_recorded(batch):
         assert f"{len(missing)} of {len(DEFENCES)} defences missing" in line
     else:
         assert f"all {len(DEFENCES)} defences in force" in line
-    assert "defences in force: " not in stderr  # the names only with --verbose
+    assert "\ndefences in force: " not in stderr  # the names only with --verbose
     assert stderr.index(line) < stderr.index(f"grading {NAME}")
 
 

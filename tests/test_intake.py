@@ -455,7 +455,7 @@ def test_the_summary_of_a_moodle_download(tmp_path):
 def test_the_summary_without_a_roster_says_what_it_cannot_know(tmp_path):
     intake = collect("mle", _canvas(tmp_path / "download"), NB)
     text = intake.summary(NB)
-    assert "Canvas download, no --roster: 3 submitters graded under their Canvas names" in text
+    assert "Canvas download, no --roster: 3 submitters, each under their Canvas name" in text
     assert "without a submission" not in text and "not on the roster" not in text
 
 

@@ -84,10 +84,10 @@ class Intake:
         source = f"{lms} download" if lms else plural(len(self.found), "student folder")
         parts = []
         if self.roster_size is None:
-            graded = len(self.found) - len(self.collisions)
-            parts.append(f"{source}, no --roster: {plural(graded, 'submitter')} graded under "
-                         + (f"their {lms} names (the export matches them to the roster by "
-                            f"{number})" if lms else "their folder names"))
+            parts.append(f"{source}, no --roster: "
+                         + (f"{plural(len(self.found), 'submitter')}, each under their {lms} "
+                            f"name (the export matches them to the roster by {number})"
+                            if lms else "each student's id is the folder's name"))
         else:
             parts.append(f"{source}: {len(self.matched)} of "
                          f"{plural(self.roster_size, 'roster student')} matched (by {number})")
