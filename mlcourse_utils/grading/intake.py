@@ -337,7 +337,7 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
             reason = (f"not graded: {who(user)} {why_not[user]}, so no grade of theirs can go "
                       f"to anyone else. If they take the course, export the roster from {label} "
                       f"again (or add a row with the {number_cell(layout, user)}) and grade "
-                      "again")
+                      "again.")
         elif len(groups[fold(wanted[user])]) > 1:
             names = " and ".join(who(u) for u in groups[fold(wanted[user])])
             sid = _free(f"duplicate-id-{layout}-{user}", taken)
@@ -392,7 +392,7 @@ def _folders_meet_roster(intake: Intake, roster) -> None:
             intake.found[sid] = refused(sid, (
                 f"not graded: the folder name {sid!r} is no student id, e-mail or LMS id of the "
                 "roster, so no grade of theirs can go to anyone else. Rename the folder to the "
-                "student's id (or add them to the roster) and grade again"))
+                "student's id (or add them to the roster) and grade again."))
     for i, sids in conflicts.items():
         names = " and ".join(repr(s) for s in sids)
         for sid in sids:
