@@ -27,6 +27,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: grading.similarity.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30
+#: The documented example of `export --config`, in the repository (tests/test_late.py reads it
+#: through the export's parser).
+EXAMPLE_DUE = "examples/due.toml"
 
 
 class UsageError(Exception):
@@ -103,6 +106,14 @@ def _pdf(pdf, args):
     return EXIT_OK
 
 
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``"1 student"``, ``"2 students"``: :func:`mlcourse_utils.grading.text.plural`, imported
+    when a command prints a count (its command has loaded the grading package by then)."""
+    from .grading.text import plural as counted
+
+    return counted(n, noun, nouns)
+
+
 def _add_time_limits(p, what, default):
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help=f"time limit of one cell of {what} (default: {default}; "
@@ -165,6 +176,9 @@ def _grade_options(p):
     p.add_argument("--require-isolation", action="store_true",
                    help="stop before grading when a sandbox defence (namespaces, unprivileged "
                         "user, seccomp, cgroups, ...) is missing on this machine")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also name each sandbox defence in force and what a missing one does "
+                        "(results.json records them either way)")
 
 
 def _grade(batch, args):
@@ -179,9 +193,11 @@ def _grade(batch, args):
                                             student_timeout=args.student_timeout, shard=shard,
                                             secret=secret,
                                             require_isolation=args.require_isolation,
-                                            roster=args.roster, force=args.force)
-    print(f"graded {len(results)} submissions of {args.name} (max {assignment.max_score:g} "
-          f"autograded points); wrote {args.out}/grades.csv, task_scores.csv and feedback/"
+                                            roster=args.roster, force=args.force,
+                                            verbose=args.verbose)
+    print(f"graded {plural(len(results), 'submission')} of {args.name} (max "
+          f"{assignment.max_score:g} autograded points); wrote {args.out}/grades.csv, "
+          "task_scores.csv and feedback/"
           + (", and manual/ for the manually graded cells" if assignment.manual else ""))
     return EXIT_OK
 
@@ -197,8 +213,8 @@ def _grade_merge_options(p):
 def _grade_merge(batch, args):
     _warn_if_tracked(args.out, "the class's grades, feedback and submissions' copies")
     assignment, results = batch.merge_outputs(args.outs, args.out, force=args.force)
-    print(f"merged {len(args.outs)} folders: {len(results)} submissions of {assignment.name} "
-          f"into {args.out}")
+    print(f"merged {plural(len(args.outs), 'folder')}: {plural(len(results), 'submission')} of "
+          f"{assignment.name} into {args.out}")
     return EXIT_OK
 
 
@@ -226,8 +242,8 @@ def _similarity(similarity, args):
                                      min_tokens=args.min_tokens)
     csv_path, html_path = write_report(report, args.out)
     pairs = sum(m.kind == "student" for m in report.matches)
-    print(f"compared the answers of {len(report.students)} students to {args.name} in "
-          f"{report.seconds:.1f} s: {pairs} rows between students and "
+    print(f"compared the answers of {plural(len(report.students), 'student')} to {args.name} in "
+          f"{report.seconds:.1f} s: {plural(pairs, 'row')} between students and "
           f"{len(report.matches) - pairs} against the reference flagged (they change no grade); "
           f"wrote {csv_path} and {html_path}")
     return EXIT_OK
@@ -250,7 +266,7 @@ def _grade_import(manual, args):
 
 
 def _print_regenerated(graded, done):
-    print(f"wrote {len(done.pages)} feedback pages with the points graded by hand into "
+    print(f"wrote {plural(len(done.pages), 'feedback page')} with the points graded by hand into "
           f"{os.path.join(graded, 'feedback')}{os.sep} ({done.graded_by_hand} complete"
           + (f"; answers still to grade by hand: {', '.join(done.pending)}" if done.pending
              else "") + ")")
@@ -287,7 +303,7 @@ def _feedback(report, args):
                   if args.lms == "canvas" else
                   "Moodle: View all submissions, Grading action 'Upload multiple feedback "
                   "files in a zip'")
-        print(f"wrote {args.out}: {len(done.files)} feedback files for {upload}")
+        print(f"wrote {args.out}: {plural(len(done.files), 'feedback file')} for {upload}")
         for student, why in sorted(done.left_out.items()):
             print(f"  not in the zip: {student}: {why}")
     return EXIT_OK
@@ -303,8 +319,9 @@ def _export_options(p):
                         "Canvas' ID, SIS User ID, SIS Login ID, Section or Moodle's ID number)")
     p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
     p.add_argument("--config", default=None, metavar="DUE.toml",
-                   help="due dates, extensions and the late penalty (see "
-                        "mlcourse_utils/grading/late.py); without it, no penalty")
+                   help=f"due dates, extensions and the late penalty (every setting is shown "
+                        f"and explained in {EXAMPLE_DUE} in the course repository); without "
+                        "it, no penalty")
     p.add_argument("--missing", choices=["blank", "zero"], default="blank",
                    help="grade of a roster student without a submission (default: blank)")
     p.add_argument("--times", default=None, metavar="TIMES.csv",
@@ -333,7 +350,7 @@ def _export(lms, args):
                         canvas_assignment=args.canvas_assignment,
                         moodle_identifier=args.moodle_identifier,
                         allow_missing_ids=args.allow_missing_ids)
-    print(f"wrote {args.out} ({args.format}): {report.rows} students of the roster")
+    print(f"wrote {args.out} ({args.format}): {plural(report.rows, 'student')} of the roster")
     if args.format == "canvas":
         print("  import: Canvas, Grades, Import; students are found by ID, SIS User ID or SIS "
               "Login ID, the column by the assignment id in its header")
@@ -342,16 +359,20 @@ def _export(lms, args):
               f"'{lms.MOODLE_IDENTIFIERS[args.moodle_identifier]}' to the same user field, "
               "and each assignment's column to its grade item")
     if report.unidentified:
-        print(f"  {len(report.unidentified)} students without an id the LMS finds them by "
-              f"(--allow-missing-ids): {', '.join(report.unidentified)}")
+        print(f"  {plural(len(report.unidentified), 'student')} without an id the LMS finds "
+              f"them by (--allow-missing-ids): {', '.join(report.unidentified)}")
     for name in report.without_roster:
-        lists = [("submissions without a roster entry (not exported)", report.without_roster),
-                 ("students of the roster without a submission", report.without_submission),
-                 ("submissions with manual cells still to grade", report.ungraded),
-                 ("submissions without a time (no penalty applied)", report.undated)]
+        lists = [(("submission without a roster entry (not exported)",
+                   "submissions without a roster entry (not exported)"), report.without_roster),
+                 (("student of the roster without a submission",
+                   "students of the roster without a submission"), report.without_submission),
+                 (("submission with manual cells still to grade",
+                   "submissions with manual cells still to grade"), report.ungraded),
+                 (("submission without a time (no penalty applied)",
+                   "submissions without a time (no penalty applied)"), report.undated)]
         for label, table in lists:
             if table[name]:
-                print(f"  {name}: {len(table[name])} {label}: {', '.join(table[name])}")
+                print(f"  {name}: {plural(len(table[name]), *label)}: {', '.join(table[name])}")
         if report.lms_late.get(name):
             print(f"  {name}: marked late in the LMS's download: {', '.join(report.lms_late[name])}"
                   " (the penalty needs their times: --times, or a zip download that has them)")
@@ -359,10 +380,13 @@ def _export(lms, args):
         print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
         for student, problem in sorted(report.time_problems[name].items()):
             print(f"  {name}: {student}: time not used: {problem}")
+        for student, why in sorted(report.refused.get(name, {}).items()):
+            print(f"  {name}: {student}: not exported: {why}")
         for who, ids in sorted(report.conflicts[name].items()):
             print(f"  {name}: {who}: not exported: several submissions match ({', '.join(ids)})")
         for student, cell in sorted(report.late[name].items()):
-            print(f"  {name}: {student} is {cell.days_late} day(s) late: -{cell.penalty:g} % "
+            print(f"  {name}: {student} is {plural(cell.days_late, 'day')} late: "
+                  f"-{cell.penalty:g} % "
                   f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
         if name in report.feedback_problems:
             print(f"  {name}: warning: the feedback pages were not written again (late "
@@ -383,7 +407,8 @@ def _report_options(p):
                    help="list students below this percentage of the maximum on two or more "
                         "assignments (default 50)")
     p.add_argument("--config", default=None, metavar="DUE.toml",
-                   help="the due dates of `mlcourse export`, to show late penalties")
+                   help=f"the due dates of `mlcourse export` ({EXAMPLE_DUE}), to show late "
+                        "penalties")
 
 
 def _report(class_report, args):
@@ -399,7 +424,7 @@ def _report(class_report, args):
         raise UsageError(str(exc)) from None  # a folder that is not one: say what is missing
     students = len({s for r in report.assignments for s in r.students})
     print(f"wrote the {'anonymous ' if args.anonymous else ''}class report on "
-          f"{len(report.assignments)} assignment(s) and {students} students: "
+          f"{plural(len(report.assignments), 'assignment')} and {plural(students, 'student')}: "
           f"{os.path.join(args.out, 'index.html')} (figures/ and tables/ beside it)")
     for gap in report.gaps:
         print(f"  note: {gap}")

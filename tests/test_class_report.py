@@ -616,7 +616,7 @@ def test_report_command_writes_the_page_without_a_traceback_in_a_subprocess(tmp_
                            str(folder), "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "class report on 1 assignment(s) and 36 students" in proc.stdout
+    assert "class report on 1 assignment and 36 students" in proc.stdout
     assert (tmp_path / "out" / "index.html").is_file()
     with pytest.raises(GradedFolderError, match="does not exist"):
         read_graded_folder(tmp_path / "nowhere")

@@ -64,7 +64,7 @@ def test_a_whole_folder_is_read_with_quoted_ids_restored(tmp_path):
     assert graded.extra == {"defences": {"seccomp": True}}
     assert not graded.has_times
     assert any("no timestamps.json" in g for g in graded.gaps)
-    assert any("2 student(s) have no feedback page" in g for g in graded.gaps)
+    assert any("2 students have no feedback page" in g for g in graded.gaps)
     assert any("checks are not marked visible or hidden" in g for g in graded.gaps)
 
 

@@ -543,7 +543,7 @@ def test_canvas_export(graded, tmp_path):
     # Two folders match Eve (Eve/ and eve/): neither is exported, she is named, the rest is.
     assert body["Case, Eve"][5] == "" and "Case, Eve: not exported" in stdout
     assert "submission times: 5 from times.csv" in stdout
-    assert "bob is 2 day(s) late" in stdout and "time from times.csv" in stdout
+    assert "bob is 2 days late" in stdout and "time from times.csv" in stdout
     # The penalty is shown in the late students' feedback pages, once, and only there.
     bob = (out / "feedback" / "bob.html").read_text()
     assert bob.count("Late submission") == 1 and "20 %" in bob and "times.csv" in bob

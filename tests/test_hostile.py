@@ -535,10 +535,11 @@ def test_results_and_feedback_stay_small(batch):
 
 def test_defences_are_printed_and_recorded(batch):
     """results.json names every defence and whether it held, as this machine allows (found here
-    independently: unshare, the cgroup layout, the user); mlcourse grade printed them first."""
+    independently: unshare, the cgroup layout, the user); mlcourse grade said first, in one plain
+    sentence, whether all held or which are missing (in words, not names)."""
     import platform
 
-    from mlcourse_utils.grading.sandbox import DEFENCES
+    from mlcourse_utils.grading.sandbox import DEFENCES, IN_WORDS
 
     found = _results(batch)["defences"]
     flags = namespace_flags() or ()
@@ -550,10 +551,25 @@ def test_defences_are_printed_and_recorded(batch):
                 "output_pipe": True, "bounded_reading": True}
     assert set(found) == set(DEFENCES) == set(expected)
     assert found == expected
-    held = [k for k, ok in found.items() if ok]
-    line = f"defences in force: {', '.join(held)}\n"
-    assert line in batch.proc.stderr
-    assert batch.proc.stderr.index(line) < batch.proc.stderr.index(f"grading {NAME}")
+    missing = [k for k, ok in found.items() if not ok]
+    stderr = batch.proc.stderr
+    (line,) = [x for x in stderr.splitlines() if x.startswith("Each student's code runs")]
+    if missing:
+        assert all(IN_WORDS[k] in line for k in missing), line
+        assert f"{len(missing)} of {len(DEFENCES)} defences missing" in line
+    else:
+        assert f"all {len(DEFENCES)} defences in force" in line
+    assert "\ndefences in force: " not in stderr  # the names only with --verbose
+    assert stderr.index(line) < stderr.index(f"grading {NAME}")
+
+
+def test_the_progress_line_names_a_student_who_takes_long(batch):
+    """Students that run out of time take their whole budget: while the others are done, the
+    progress line says which of them it is waiting for (tqdm's postfix, in stderr)."""
+    slow = {s for s, fragment in batch.fragments.items()
+            if "timed out" in fragment or "total grading time" in fragment}
+    named = set(re.findall(r"waiting for (\S+) \(\d+ s\)", batch.proc.stderr))
+    assert named & slow, (named, slow)
 
 
 def test_every_other_student_keeps_manual_page_and_time(batch):

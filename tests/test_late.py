@@ -10,6 +10,7 @@ import datetime as dt
 
 import pytest
 
+import assignment_support as sup
 from mlcourse_utils.grading.graded_folder import Graded
 from mlcourse_utils.grading.late import (
     Cell,
@@ -115,3 +116,30 @@ def test_the_late_record_round_trips_and_a_broken_one_is_empty(tmp_path):
     assert read_late_notes(tmp_path) == {}
     (tmp_path / "late.json").write_text("[not, json")
     assert read_late_notes(tmp_path) == {}
+
+
+def test_the_documented_example_is_read_as_its_comments_say(capsys):
+    """examples/due.toml (which `mlcourse export --help` points to) goes through the export's
+    own parser and means what its comments say, worked out by hand: 10 % per started day after
+    10 minutes' grace, capped at 50 %; mle due 23:59 at +01:00, alice's new deadline two days
+    later, bob@uni.example two extra days; bayes due at 23:59 Berlin time (CET, +01:00)."""
+    from mlcourse_utils import cli
+    from mlcourse_utils.grading.lms import CANVAS_COLUMN
+
+    with pytest.raises(SystemExit):
+        cli.main(["export", "--help"])
+    assert "examples/due.toml" in " ".join(capsys.readouterr().out.split())
+    config = read_config(sup.ROOT / "examples" / "due.toml")
+    assert config.late == LatePolicy(10.0, 50.0, dt.timedelta(minutes=10))
+    cet = dt.timezone(dt.timedelta(hours=1))
+    due = dt.datetime(2026, 3, 2, 23, 59, tzinfo=cet)
+    assert config.deadline("mle", ["carol"]) == due
+    assert config.deadline("mle", ["ALICE"]) == dt.datetime(2026, 3, 4, 23, 59, tzinfo=cet)
+    assert config.deadline("mle", ["Bob@Uni.Example"]) == due + dt.timedelta(days=2)
+    assert config.deadline("bayes", ["carol"]) == dt.datetime(2026, 3, 16, 23, 59, tzinfo=cet)
+    # 1 day and 11 minutes late: 2 started days after the grace, 20 %; a month late: the cap.
+    assert config.late.percent(due + dt.timedelta(days=1, minutes=11), due) == (20.0, 2)
+    assert config.late.percent(due + dt.timedelta(days=30), due)[0] == 50.0
+    for name in ("mle", "bayes"):  # columns the export accepts, for assignments the course has
+        assert CANVAS_COLUMN.match(config.assignments[name]["canvas_column"])
+        assert (sup.ROOT / "solutions" / name).is_dir()

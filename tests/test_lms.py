@@ -15,6 +15,7 @@ five parts and takes the participant number from the second, as in its download
 from __future__ import annotations
 
 import csv
+import json
 import re
 import stat
 import subprocess
@@ -23,9 +24,14 @@ import zipfile
 import pytest
 
 import assignment_support as sup
+from mlcourse_utils import cli
 from mlcourse_utils.grading import lms
+from mlcourse_utils.grading.batch import write_intake
+from mlcourse_utils.grading.intake import collect
 from mlcourse_utils.grading.late import Cell, write_late_notes
 from mlcourse_utils.grading.notebook import load_assignment
+from mlcourse_utils.grading.roster import Roster, read_roster
+from mlcourse_utils.grading.submissions import write_timestamps
 from mlcourse_utils.grading.times import LMS_SOURCE
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
@@ -75,8 +81,8 @@ def test_the_column_may_come_from_the_configuration(tmp_path, write_graded):
 
 def test_missing_ids_are_an_error_naming_the_students(tmp_path, write_graded):
     roster = ROSTER + '"Nobody, Noid",,,,B,noid@uni.example\n'
-    with pytest.raises(ValueError, match=r"1 student\(s\).*no ID, SIS User ID or SIS Login ID"
-                                         r".*Nobody, Noid.*--allow-missing-ids"):
+    with pytest.raises(ValueError, match=r"1 student of the roster has no ID, SIS User ID or SIS "
+                                         r"Login ID.*Nobody, Noid.*--allow-missing-ids"):
         _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
     rows, report = _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)",
                            allow_missing_ids=True)
@@ -227,3 +233,105 @@ def test_pages_that_cannot_be_written_again_leave_the_grade_file_standing(
     monkeypatch.setattr(lms, "regenerate_feedback", fails)
     rows, report = _export(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
     assert len(rows) == 4 and report.feedback_problems == {"mle": "no source notebook of mle here"}
+
+
+# ------------------------------------------------------------------ who is who, as an attacker
+
+
+def _download(folder, files):
+    """An LMS download: ``{path in the download: tag}``, each file a tiny notebook."""
+    for name, tag in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(json.dumps({"cells": [], "metadata": {"tag": tag},
+                                               "nbformat": 4, "nbformat_minor": 5}))
+    return folder
+
+
+def _graded_from(write_graded, tmp_path, files, roster_text=None):
+    """The graded folder `mlcourse grade` leaves after reading a download of ``files`` (with
+    ``roster_text`` as --roster): the real intake (intake.json, timestamps.json), and every
+    submission graded scores full marks, every refused one nothing. No sandbox runs."""
+    download = _download(tmp_path / "download", files)
+    roster = None
+    if roster_text is not None:
+        (tmp_path / "grading-roster.csv").write_text(roster_text)
+        roster = Roster(read_roster(tmp_path / "grading-roster.csv"))
+    intake = collect("mle", download, "mle.ipynb", roster)
+    graded = write_graded(tmp_path / "graded",
+                          {s: 1.0 if sub.submitted else 0.0 for s, sub in intake.found.items()})
+    write_intake(graded, intake, list(intake.found))
+    write_timestamps(graded, intake.found)
+    return intake
+
+
+def test_a_canvas_stranger_graded_as_alice_without_a_roster_is_not_exported_as_her(
+        tmp_path, write_graded):
+    """Graded without --roster, Canvas user 999 whose login is "alice" is graded as "alice",
+    Alice's SIS login. The export checks intake.json: user 999 is not Alice (101), so her cell
+    stays blank and the stranger is listed with the reason; bob, graded under Canvas's login
+    "brownbob" (no roster id), is found by his user id 102."""
+    intake = _graded_from(write_graded, tmp_path, {"alice_999_7001_mle.ipynb": "stranger",
+                                                   "brownbob_102_9002_mle.ipynb": "bob"})
+    assert set(intake.found) == {"alice", "brownbob"}  # no roster: the LMS's names
+    rows, report = _export(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
+    body = {r[0]: r for r in rows[2:]}
+    assert body["Smith-Jones, Alice"][5] == ""
+    assert float(body["Brown, Bob"][5]) == ASSIGNMENT.max_score
+    assert "Canvas user 999 ('alice') is not in the roster" in report.refused["mle"]["alice"]
+    assert report.without_submission["mle"] == ["Smith-Jones, Alice"]
+    assert report.without_roster["mle"] == []  # listed once, with the reason
+
+
+def test_a_submitter_refused_when_graded_is_not_exported_even_when_the_roster_has_them(
+        tmp_path, write_graded):
+    """User 999 was not in the roster when graded (refused, zero): a later roster that has them
+    does not turn that zero into their grade."""
+    _graded_from(write_graded, tmp_path, {"stranger_999_7001_mle.ipynb": "stranger",
+                                          "brownbob_102_9002_mle.ipynb": "bob"}, ROSTER)
+    later = ROSTER + '"Stranger, S",999,S-9,stranger,A,s@uni.example\n'
+    rows, report = _export(write_graded, tmp_path, "canvas", later, canvas_assignment="MLE (1)")
+    body = {r[0]: r for r in rows[2:]}
+    assert body["Stranger, S"][5] == ""
+    (why,) = report.refused["mle"].values()
+    assert why == "refused when graded: Canvas user 999 ('stranger') is not in the roster"
+
+
+WORKSHEET = """\
+Identifier,Full name,Email address
+Participant 5001,Alice Smith-Jones,alice@uni.example
+Participant 5002,Bob Brown,bob@uni.example
+"""
+
+
+@pytest.mark.parametrize("roster", [WORKSHEET, "name,email\nAlice Smith-Jones,alice@uni.example"
+                                               "\nBob Brown,bob@uni.example\n"])
+def test_a_moodle_look_alike_of_alices_id_is_not_exported_as_her(tmp_path, write_graded, roster):
+    """Graded without --roster, Moodle participant 5009 named "\uff21LICE@uni.example" (a
+    full-width A) is graded under that name, which folds to Alice's e-mail. Against the
+    worksheet, 5009 is nobody; against a list without participant numbers, an LMS name is no
+    identity: either way Alice's cell stays blank and the reason is given."""
+    name = "\uff21LICE@uni.example"
+    _graded_from(write_graded, tmp_path, {
+        f"{name}_5009_assignsubmission_file_/mle.ipynb": "stranger",
+        "Bob Brown_5002_assignsubmission_file_/mle.ipynb": "bob"})
+    rows, report = _export(write_graded, tmp_path, "moodle", roster)
+    body = {r[0]: r for r in rows[1:]}
+    assert body["alice@uni.example"][-1] == ""
+    why = report.refused["mle"][name]
+    assert ("Moodle user 5009" in why and
+            ("not in the roster" in why if "Identifier" in roster else "--roster" in why))
+    if "Identifier" in roster:  # bob, graded as "Bob Brown", is found by his number
+        assert float(body["bob@uni.example"][-1]) == ASSIGNMENT.max_score
+
+
+def test_the_export_names_who_it_did_not_export_and_why(tmp_path, write_graded, capsys):
+    _graded_from(write_graded, tmp_path, {"alice_999_7001_mle.ipynb": "stranger"})
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    status = cli.main(["export", str(tmp_path / "graded"), "--format", "canvas", "--roster",
+                       str(tmp_path / "roster.csv"), "--canvas-assignment", "MLE (1)", "--out",
+                       str(tmp_path / "canvas.csv")])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "mle: alice: not exported: Canvas user 999 ('alice') is not in the roster" in out
+    assert "mle: 2 students of the roster without a submission" in out
+    assert "wrote " in out and "canvas): 2 students of the roster" in out

@@ -87,6 +87,8 @@ def test_round_trip(tmp_path):
     proc = run("grade", "mle", download, "--out", graded, "--roster", tmp_path / "roster.csv")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "readme.txt" in proc.stderr and "notes.txt" in proc.stderr
+    assert "intake: Canvas download: 2 of 3 roster students matched" in proc.stderr
+    assert "1 resubmission taken (bob: mle-1.ipynb)" in proc.stderr
     grades, _ = sup.read_scores(graded)
     assert grades == {"alice": (ASSIGNMENT.max_score, ASSIGNMENT.max_score),
                       "bob": (0.0, ASSIGNMENT.max_score)}
@@ -160,7 +162,7 @@ def test_round_trip(tmp_path):
     assert float(body["Brown, Bob"][5]) == 1.0
     assert body["Never, Nobody"][5] == "" and "Never, Nobody" in proc.stdout
     assert "marked late in the LMS's download: bob" in proc.stdout
-    assert "submissions with manual cells still to grade: bob" in proc.stdout
+    assert "1 submission with manual cells still to grade: bob" in proc.stdout
     assert stat.S_IMODE((tmp_path / "canvas.csv").stat().st_mode) == 0o666 & ~_umask()
 
     # --force: graded again, the TA's work moved to kept/, nothing deleted.

@@ -269,3 +269,20 @@ def test_find_submissions_refuses_invisible_and_lookalike_names(tmp_path):
     assert "begins or ends with a space" in found["\\x20lead"].reason
     for student in found:
         assert all(c.isprintable() for c in student), repr(student)
+
+
+def test_find_submissions_refuses_compatibility_look_alikes(tmp_path):
+    """Folder names equal after NFKC and case folding, not only NFC: a full-width "ａｌｉｃｅ", a
+    ligature "ﬁona"; both of each pair are refused, naming both."""
+    for name in ("alice", "\uff41\uff4c\uff49\uff43\uff45", "fiona", "\ufb01ona", "bob"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mle.ipynb").write_text("{}")
+    found = submissions.find_submissions("mle", tmp_path, "mle.ipynb")
+    assert found["bob"].data == b"{}"
+    refused = {s: sub.reason for s, sub in found.items() if s != "bob"}
+    assert len(refused) == 4
+    for student, reason in refused.items():
+        assert "differ only in case or Unicode form" in reason, student
+        pair = ("alice", "\uff41\uff4c\uff49\uff43\uff45") if "alice" in reason else ("fiona",
+                                                                                 "\ufb01ona")
+        assert all(repr(name) in reason for name in pair), reason

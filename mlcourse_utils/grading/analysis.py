@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from . import forkserver
 from .names import REFERENCE, notebook_bindings, scan_code
 from .notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
-from .text import clean_text
+from .text import clean_text, plural
 
 if TYPE_CHECKING:
     from .notebook import Assignment
@@ -134,7 +134,7 @@ def _analyse_cells(cells, request):
         sources.append(data)
     unique = list(dict.fromkeys(notes))
     if len(unique) > MAX_NOTES:
-        unique = unique[:MAX_NOTES] + [f"... and {len(unique) - MAX_NOTES} more notes"]
+        unique = unique[:MAX_NOTES] + [f"... and {plural(len(unique) - MAX_NOTES, 'more note')}"]
     return {"cells": run, "notes": unique, "delegated": sorted(delegated), "uses": uses,
             "monitor": monitor}, sources
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .notebook import cell_source
-from .text import clean_text
+from .text import clean_text, plural
 
 #: Longest answer shown (characters), largest embedded image (bytes) and images per cell.
 MAX_ANSWER = 100_000
@@ -167,7 +167,8 @@ def answer_fragment(cells: Iterable[Mapping[str, Any]]) -> str:
             text, images = _outputs_text(cell)
             parts.append({"code": clean_text(source, MAX_ANSWER), "output": text, "images": images})
     unchanged = all(cell_source(c).strip() in ("", "YOUR ANSWER HERE") for c in cells)
-    cut = (f"{len(cells) - MAX_ANSWER_CELLS} more cells with this id are not shown"
+    more = len(cells) - MAX_ANSWER_CELLS
+    cut = (f"{plural(more, 'more cell')} with this id {'is' if more == 1 else 'are'} not shown"
            if len(cells) > MAX_ANSWER_CELLS else "")
     html = template.render(missing="", parts=parts, unchanged=unchanged, cut=cut)
     if len(html.encode("utf-8")) > MAX_FRAGMENT:

@@ -37,24 +37,40 @@ from .results import GradeResult, read_results, write_csvs, write_results
 from .roster import Roster, read_roster
 from .session import check_setup, grade_notebook
 from .submissions import Submission, refused, write_timestamps
-from .text import clean_text
+from .text import clean_text, plural
 
 
 class IsolationError(ValueError):
     """``--require-isolation``: a defence is missing on this machine (nothing was graded)."""
 
 
-def describe_defences(found: Mapping[str, bool]) -> list[str]:
-    """Lines saying which sandbox defences are in force and which are missing."""
-    held = [name for name, ok in found.items() if ok]
+def describe_defences(found: Mapping[str, bool], verbose: bool = False) -> list[str]:
+    """What ``mlcourse grade`` says about the sandbox defences: one plain sentence (whether
+    every defence is in force, and in words which are missing); with ``verbose``, also the
+    defences by name with what each does (as results.json records them)."""
     missing = [name for name, ok in found.items() if not ok]
-    lines = [f"defences in force: {', '.join(held) or 'none'}"]
-    if missing:
-        lines.append("defences MISSING: " + "; ".join(
-            f"{name} ({sandbox.DEFENCES.get(name, name)})" for name in missing)
-            + ". See the README, 'What each defence needs'; --require-isolation refuses to "
-              "grade without them")
+    total = plural(len(found), "defence")
+    if not missing:
+        lines = [f"Each student's code runs in its own sandbox with all {total} in force: no "
+                 "network, no view of host files or other processes, an unprivileged user, and "
+                 "its own memory, process and CPU limits (--verbose names them)."]
+    else:
+        words = [sandbox.IN_WORDS.get(name, name) for name in missing]
+        lines = [f"Each student's code runs in its own sandbox, but on this machine without "
+                 f"{_and(words)} ({len(missing)} of {total} missing; see the README, 'What each "
+                 "defence needs'; --require-isolation refuses to grade without them)."]
+    if verbose:
+        held = [name for name, ok in found.items() if ok]
+        lines.append(f"defences in force: {', '.join(held) or 'none'}")
+        if missing:
+            lines.append("defences MISSING: " + "; ".join(
+                f"{name} ({sandbox.DEFENCES.get(name, name)})" for name in missing))
     return lines
+
+
+def _and(words: Sequence[str]) -> str:
+    """``"a, b and c"``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 class _StallWatch(threading.Thread):
@@ -112,7 +128,7 @@ def read_secret(path: Path | str) -> bytes:
     except OSError as exc:
         raise ValueError(f"--secret-file {path}: {exc.strerror}") from None
     if len(data) < MIN_SECRET_BYTES:
-        raise ValueError(f"--secret-file {path} holds {len(data)} bytes; use at least "
+        raise ValueError(f"--secret-file {path} holds {plural(len(data), 'byte')}; use at least "
                          f"{MIN_SECRET_BYTES} random ones (e.g. secrets.token_hex(32))")
     return data
 
@@ -144,12 +160,20 @@ def _grade_one(assignment, submission, out, parts, failures, **options):
     return result
 
 
-def _completed(futures):
-    """``as_completed(futures)``; when the run is interrupted (Ctrl-C, SIGTERM) while the
-    caller waits here or handles a result (the generator is then closed), the students not
-    started yet are cancelled and every sandbox is stopped, so that the pool ends at once."""
+def _completed(futures, tick=None):
+    """``as_completed(futures)``, calling ``tick()`` at least every :data:`PROGRESS_TICK`
+    seconds while it waits (the progress line). When the run is interrupted (Ctrl-C, SIGTERM)
+    while the caller waits here or handles a result (the generator is then closed), the
+    students not started yet are cancelled and every sandbox is stopped, so that the pool ends
+    at once."""
+    pending = set(futures)
     try:
-        yield from concurrent.futures.as_completed(futures)
+        while pending:
+            done, pending = concurrent.futures.wait(
+                pending, timeout=PROGRESS_TICK, return_when=concurrent.futures.FIRST_COMPLETED)
+            yield from done
+            if tick is not None:
+                tick()
     except BaseException:
         for future in futures:
             future.cancel()
@@ -188,7 +212,8 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                 progress: bool = True, student_timeout: float | None = None,
                 shard: tuple[int, int] | None = None, secret: bytes | None = None,
                 require_isolation: bool = False, roster: Path | str | None = None,
-                force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
+                force: bool = False, verbose: bool = False,
+                ) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
     One student can only cost itself: its grading has deadlines (``timeout`` per cell and per
@@ -200,12 +225,14 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     With ``shard=(K, N)`` only the K-th of N deterministic slices of the class is graded;
     :func:`merge_outputs` joins the N folders into what one run writes. ``secret`` (bytes, see
     :func:`read_secret`) gives every student their own hidden-test inputs. The defences in
-    force are printed and recorded in ``results.json``; with ``require_isolation`` a missing
-    one raises :class:`IsolationError` before any student is graded.
+    force are printed in a sentence (by name with ``verbose``) and recorded in
+    ``results.json``; with ``require_isolation`` a missing one raises :class:`IsolationError`
+    before any student is graded. While a student takes long, the progress line names them.
 
     SUBMISSIONS is read by :func:`~.intake.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
-    ``roster`` (a CSV, :func:`.roster.read_roster`); what it could not match is printed, and who
+    ``roster`` (a CSV, :func:`.roster.read_roster`): a paragraph says how the submissions met
+    the roster (:meth:`.intake.Intake.summary`), what could not be matched is printed, and who
     each student is in the LMS goes to ``out/intake.json``. An output folder inside
     SUBMISSIONS is refused, and so is one holding a teaching assistant's work (filled
     manual-grading CSVs, imported points) unless ``force`` (that work is then moved aside,
@@ -235,18 +262,49 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         return _grade_intake(name, assignment, root, submissions, out, intake, kept, jobs=jobs,
                              timeout=timeout, memory_mb=memory_mb, progress=progress,
                              student_timeout=student_timeout, shard=shard, secret=secret,
-                             require_isolation=require_isolation)
+                             require_isolation=require_isolation, verbose=verbose)
+
+
+#: A student graded for longer than this (seconds) is named on the progress line.
+LONG_WAIT = 10.0
+#: How often (seconds) the progress line is brought up to date while nobody finishes.
+PROGRESS_TICK = 1.0
+
+
+def waiting_on(started: Mapping[str, float], now: float, after: float = LONG_WAIT) -> str:
+    """The progress line's note on the student graded longest, once that is more than
+    ``after`` seconds (``started``: ``{student: time.monotonic() when their grading began}``);
+    "" when nobody takes that long. Seconds are shown in steps of 5, so the line changes
+    rarely."""
+    slow = sorted((start, student) for student, start in list(started.items())
+                  if now - start > after)
+    if not slow:
+        return ""
+    start, student = slow[0]
+    note = f"waiting for {clean_text(student, 60)} ({int(now - start) // 5 * 5} s)"
+    return note + (f" and {plural(len(slow) - 1, 'other')} over {after:g} s"
+                   if len(slow) > 1 else "")
+
+
+def _running(started, student, grade, *args, **kwargs):
+    """``grade(*args, **kwargs)``, with ``started[student]`` set while it runs."""
+    started[student] = time.monotonic()
+    try:
+        return grade(*args, **kwargs)
+    finally:
+        started.pop(student, None)
 
 
 def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, jobs, timeout,
-                  memory_mb, progress, student_timeout, shard, secret, require_isolation):
+                  memory_mb, progress, student_timeout, shard, secret, require_isolation,
+                  verbose=False):
     from tqdm import tqdm
 
     hidden = sorted({root.resolve(), submissions, out})
     analysis.warm_up()  # (its imports run while the defences are probed)
     threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
     found = sandbox.defences(min(memory_mb, 1024), hidden, assignment.preload)
-    for line in describe_defences(found):
+    for line in describe_defences(found, verbose):
         print(line, file=sys.stderr)
     if require_isolation and not all(found.values()):
         missing = [k for k, ok in found.items() if not ok]
@@ -261,6 +319,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     if not (out / "nbgrader_config.py").exists():  # nbgrader's feedback goes elsewhere
         write_text(out / "nbgrader_config.py", NBGRADER_CONFIG)
     students = intake.found
+    print(intake.summary(assignment.notebook), file=sys.stderr)
     for line in intake.unmatched:
         print(f"not graded or not matched: {line}", file=sys.stderr)
     if shard is not None:
@@ -273,16 +332,26 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
     watch.start()
     options = dict(timeout=timeout, memory_mb=memory_mb, hidden=hidden,
                    student_timeout=student_timeout, secret=secret)
+    started: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(_grade_one, assignment, submission, out, Path(parts) / str(n),
-                        failures, **options): student
+            pool.submit(_running, started, student, _grade_one, assignment, submission, out,
+                        Path(parts) / str(n), failures, **options): student
             for n, (student, submission) in enumerate(students.items())
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
                    disable=not progress, file=sys.stderr)
-        for fut in _completed(futures):
+        note = ""
+
+        def tick():  # who is taking long, by name
+            nonlocal note
+            now = waiting_on(started, time.monotonic())
+            if now != note:
+                note = now
+                bar.set_postfix_str(note)
+
+        for fut in _completed(futures, tick):
             student = futures[fut]
             try:
                 results[student] = fut.result()
@@ -419,10 +488,16 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
 
 def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> None:
     """``out/intake.json``: the layout SUBMISSIONS had, who each student is in the LMS (for
-    the feedback files of ``mlcourse feedback --lms``) and what was not matched."""
+    the feedback files of ``mlcourse feedback --lms`` and the export's check of who is who),
+    what was not matched, and how the submissions met the roster (the whole class's, also in
+    a shard)."""
     data = {"layout": intake.layout, "unmatched": intake.unmatched,
             "students": {s: dataclasses.asdict(intake.lms[s]) for s in sorted(students)
-                         if s in intake.lms}}
+                         if s in intake.lms},
+            "roster": intake.roster_size is not None, "matched": intake.matched,
+            "without_submission": intake.without_submission,
+            "not_in_roster": intake.not_in_roster, "collisions": intake.collisions,
+            "renamed": intake.renamed}
     write_text(Path(out) / "intake.json", json.dumps(data, indent=1, ensure_ascii=False))
 
 
@@ -433,8 +508,8 @@ def _merge_intake(outs, out):
         path = Path(folder) / "intake.json"
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
-            merged["layout"] = data.get("layout")
-            merged["unmatched"] = data.get("unmatched", [])
-            merged["students"].update(data.get("students", {}))
+            students = merged["students"]
+            merged.update(data)  # every shard read the whole download: one shard's word
+            merged["students"] = {**students, **data.get("students", {})}
     if merged["layout"] is not None:
         write_text(Path(out) / "intake.json", json.dumps(merged, indent=1, ensure_ascii=False))

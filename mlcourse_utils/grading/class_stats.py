@@ -35,6 +35,7 @@ from .class_model import (
 )
 from .graded_folder import GradedFolder, StudentRecord
 from .reasons import NOT_IMPLEMENTED, NOT_RUN, classify_reason, non_answer_failures
+from .text import plural
 
 # ------------------------------------------------------------------ statistics
 
@@ -228,7 +229,7 @@ def assignment_report(graded: GradedFolder, slug: str, config: Any = None,
     for t in tasks:
         suspect = [c for c in checks if c.check.task == t.task and c.flags]
         if suspect and not t.flags:
-            t.flags.append(f"{len(suspect)} suspect check{'s' if len(suspect) > 1 else ''} "
+            t.flags.append(f"{plural(len(suspect), 'suspect check')} "
                            "(see its failures)")
     checks_by_id = {c.grade_id: c for c in graded.checks}
     failures = [Failure(s, category, task, reason)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import gradebook
+from .text import plural
 
 
 class GradedFolderError(ValueError):
@@ -362,15 +363,18 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
     graded_ids = set(totals) | set(task_rows_of)
     in_results = {s for s, r in students.items() if r.in_results}
     if data is not None and graded_ids - in_results:
-        gaps.append(f"{len(graded_ids - in_results)} student(s) of the CSVs are not in "
+        n = len(graded_ids - in_results)
+        gaps.append(f"{plural(n, 'student')} of the CSVs {'is' if n == 1 else 'are'} not in "
                     "results.json: their failed checks are unknown")
     if task_rows_of:
         short = [s for s in students if task_rows_of.get(s, set()) != set(tasks)]
         if short:
-            gaps.append(f"{len(short)} student(s) lack a row of task_scores.csv for some task "
-                        "(counted with the score results.json gives, or left out)")
+            gaps.append(f"{plural(len(short), 'student')} {'lacks' if len(short) == 1 else 'lack'}"
+                        " a row of task_scores.csv for some task (counted with the score "
+                        "results.json gives, or left out)")
     if (folder / "grades.csv").is_file() and set(students) - set(totals):
-        gaps.append(f"{len(set(students) - set(totals))} student(s) have no row in grades.csv")
+        n = len(set(students) - set(totals))
+        gaps.append(f"{plural(n, 'student')} {'has' if n == 1 else 'have'} no row in grades.csv")
 
     # Submission times and feedback pages.
     times = _read_json(folder / "timestamps.json", [], "")
@@ -389,7 +393,8 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
             rec.feedback = page
     missing_feedback = sum(r.feedback is None for r in students.values())
     if missing_feedback:
-        gaps.append(f"{missing_feedback} student(s) have no feedback page")
+        gaps.append(f"{plural(missing_feedback, 'student')} "
+                    f"{'has' if missing_feedback == 1 else 'have'} no feedback page")
 
     manual = _manual_cells(folder, name, sorted(students), root, gaps)
     return GradedFolder(name, folder, float(max_score), tasks, task_max, ordered,

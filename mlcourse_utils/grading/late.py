@@ -1,22 +1,12 @@
 """The late policy of ``mlcourse export``: due dates, extensions, the penalty, each student's cell.
 
-The configuration is a small TOML file (``--config DUE.toml``) with the due dates, per-student
-extensions and the late rule::
-
-    timezone = "Europe/Berlin"        # for times written without a zone (default UTC)
-
-    [late_penalty]
-    percent_per_day = 10              # of the points earned, per started day late
-    max_percent = 50                  # the cap
-    grace_minutes = 10
-
-    [assignments.mle]
-    due = 2026-03-02T23:59:00+01:00
-    canvas_column = "Maximum likelihood (1234)"    # Canvas's name and id (or --canvas-assignment)
-    moodle_column = "Maximum likelihood"           # optional
-    [assignments.mle.extensions]                   # by student id or e-mail
-    alice = 2026-03-04T23:59:00+01:00               # a new deadline ...
-    "bob@uni.example" = 2                           # ... or extra days
+The configuration is a small TOML file (``--config DUE.toml``): the time zone of times written
+without an offset, the late rule (``[late_penalty]``: ``percent_per_day`` of the points earned
+per started day late, ``max_percent``, ``grace_minutes``) and per assignment
+(``[assignments.NAME]``) its ``due`` date, the LMS's column (``canvas_column``,
+``moodle_column``) and per-student ``extensions`` (a new deadline or extra days). The
+repository's ``examples/due.toml`` shows and explains every setting (``mlcourse export --help``
+points to it; ``tests/test_late.py`` reads it through :func:`read_config`).
 
 The penalty is applied when grades are exported, not when they are graded, because due dates
 and extensions are settled later than the grading runs. The times come from :mod:`.times`. The
@@ -37,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import write_text
-from .text import clean_text
+from .text import clean_text, fold
 from .times import LMS_SOURCE, Times, parse_time, parse_timestamp
 
 if TYPE_CHECKING:
@@ -80,11 +70,12 @@ class Config:
         return when if when is None or when.tzinfo else when.replace(tzinfo=self.timezone)
 
     def deadline(self, name: str, keys: Iterable[str]) -> dt.datetime | None:
-        """The deadline of assignment ``name`` for a student known by any of ``keys``."""
+        """The deadline of assignment ``name`` for a student known by any of ``keys`` (ids
+        compared folded, :func:`.text.fold`)."""
         settings = self.assignments.get(name, {})
         due = self.aware(settings.get("due"))
         for key in keys:
-            extension = settings.get("extensions", {}).get(key)
+            extension = settings.get("extensions", {}).get(fold(key))
             if extension is None:
                 continue
             if isinstance(extension, dt.datetime):
@@ -147,9 +138,9 @@ def read_config(path: Path | str | None = None) -> Config:
         for key, value in settings.get("extensions", {}).items():
             where = f"assignments.{name}.extensions.{key}"
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                extensions[str(key).strip().lower()] = _number(value, where)
+                extensions[fold(str(key))] = _number(value, where)
             else:
-                extensions[str(key).strip().lower()] = _as_datetime(value, where)
+                extensions[fold(str(key))] = _as_datetime(value, where)
         entry["extensions"] = extensions
         assignments[name] = entry
     return Config(zone, late, assignments)
@@ -211,7 +202,7 @@ def cells(graded: Graded, matched: Mapping[int, str], roster: Sequence[Student],
             if i is not None:
                 found[i] = Cell(0.0 if missing == "zero" else None)
             continue
-        keys = [gid.lower()] + (roster[i].keys() if i is not None else [])
+        keys = [fold(gid)] + (roster[i].keys() if i is not None else [])
         try:
             when, source, problem = _time_of(graded, gid, keys, times, from_submission)
             submitted = config.aware(when)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -23,12 +22,13 @@ from typing import Any
 
 from .._files import atomic_open
 from .graded_folder import read_graded
+from .intake import read_lms_entries
 from .late import Cell, read_config, write_late_notes
 from .late import cells as late_cells
 from .report import regenerate_feedback
 from .results import read_results
 from .roster import match_roster, read_roster
-from .text import clean_text, csv_text
+from .text import clean_text, csv_text, fold, plural
 from .times import read_times
 
 FORMATS = ("canvas", "moodle")
@@ -59,6 +59,9 @@ class Export:
     lms_late: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     #: assignment -> why its feedback pages could not be written again (the grade file is)
     feedback_problems: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: assignment -> {graded id: why it is nobody's in the roster} (from an LMS download: its
+    #: user the roster lacks, refused when graded, graded under the LMS's name)
+    refused: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
 
 def _fmt(x):
@@ -104,6 +107,10 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     student by ``ID``, ``SIS User ID`` or ``SIS Login ID``, Moodle's CSV import by the column
     ``moodle_identifier`` (email, idnumber or username) that the import's "Map from" is set to:
     roster students without one are an error naming them, unless ``allow_missing_ids``.
+
+    A graded submission from an LMS download (``intake.json``) goes to the roster student with
+    its LMS user id, never to one whose id it merely resembles (:func:`.roster.match_roster`);
+    one the roster cannot vouch for is listed in ``refused`` with the reason, not exported.
     """
     from .requirements import check_dependencies
 
@@ -142,15 +149,17 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     if unidentified and not allow_missing_ids:
         what = ("ID, SIS User ID or SIS Login ID" if fmt == "canvas"
                 else MOODLE_IDENTIFIERS[moodle_identifier])
-        raise ValueError(f"{len(unidentified)} student(s) of the roster have no {what}, by which "
+        raise ValueError(f"{plural(len(unidentified), 'student')} of the roster "
+                         f"{'has' if len(unidentified) == 1 else 'have'} no {what}, by which "
                          f"{fmt.capitalize()} finds them: {', '.join(unidentified)}. Add the ids "
                          "to the roster (export it from the LMS), or pass --allow-missing-ids "
                          "to leave these rows for the LMS to skip")
     report = Export(len(roster), {}, {}, {}, {}, {}, unidentified=unidentified)
     columns, grades = [], []
     for graded in assignments:
-        clashes = {}
-        matched, unmatched = match_roster(roster, graded.scores, clashes)
+        clashes, refused = {}, {}
+        matched, unmatched = match_roster(roster, graded.scores, clashes,
+                                          read_lms_entries(graded.folder), refused)
         cells, late, undated, problems, sources = late_cells(
             graded, matched, roster, config, missing, times, times_from_submission)
         for i in clashes:  # one roster student, several submissions: none is exported
@@ -160,11 +169,13 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
             settings.get(f"{fmt}_column") or graded.name
         columns.append((column, graded.max_score))
         grades.append(cells)
-        report.without_roster[graded.name] = unmatched
+        report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
+        report.refused[graded.name] = refused
         report.without_submission[graded.name] = [
             roster[i].name or roster[i].email or roster[i].student_id
             for i in range(len(roster)) if cells[i].raw is None and i not in clashes]
-        report.ungraded[graded.name] = [g for g in graded.ungraded if g in graded.scores]
+        report.ungraded[graded.name] = [g for g in graded.ungraded
+                                        if g in graded.scores and g not in refused]
         report.late[graded.name] = late
         write_late_notes(graded.folder, late, graded.max_score)
         report.undated[graded.name] = undated
@@ -264,11 +275,7 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
         raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
     graded = Path(graded)
     results = read_results(graded)
-    intake_path = graded / "intake.json"
-    known = {}
-    if intake_path.is_file():
-        data = json.loads(intake_path.read_text(encoding="utf-8"))
-        known = {s: e for s, e in data.get("students", {}).items() if e.get("lms") == fmt}
+    known = {s: e for s, e in read_lms_entries(graded).items() if e.get("lms") == fmt}
     roster = read_roster(roster_path) if roster_path is not None else []
     lookup = {}
     for student in roster:
@@ -284,7 +291,7 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
     with atomic_open(out, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as archive:
         for student in sorted(results.results):
             page = graded / "feedback" / f"{student}.html"
-            entry = known.get(student) or lookup.get(student.strip().lower())
+            entry = known.get(student) or lookup.get(fold(student))
             if entry is None:
                 left_out[student] = (f"not known to {fmt} (no {fmt} download entry and no "
                                      + ("ID" if fmt == "canvas" else "Identifier")

@@ -52,7 +52,7 @@ from .notebook import (
 )
 from .requirements import INSTALL, MATHJAX_FILE, mathjax_files
 from .results import read_results
-from .text import clean_text, csv_text
+from .text import clean_text, csv_text, plural
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)
@@ -301,12 +301,12 @@ def teaching_assistant_work(out: Path | str) -> list[str]:
     for path in sorted((out / "manual").glob("*.csv")):
         rows = _filled_rows(path)
         if rows:
-            found.append(f"{path} ({rows} filled row{'s' if rows != 1 else ''})")
+            found.append(f"{path} ({plural(rows, 'filled row')})")
     db = out / "gradebook.db"
     if db.is_file():
         grades = gradebook.imported_count(db)
         if grades:
-            found.append(f"{db} ({grades} manual point{'s' if grades != 1 else ''} or comments "
+            found.append(f"{db} ({plural(grades, 'manual point')} or comments "
                          "imported by grade-import)")
     return found
 

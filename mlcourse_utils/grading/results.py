@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import atomic_open, write_text
-from .text import clean_text, csv_text
+from .text import clean_text, csv_text, plural
 
 if TYPE_CHECKING:
     from .notebook import Assignment
@@ -82,15 +82,16 @@ class GradeResult:
         """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
         notes = list(dict.fromkeys(self.notes))
         if len(notes) > MAX_NOTES:
-            notes = notes[:MAX_NOTES] + [f"{len(notes) - MAX_NOTES} more notes (not listed)"]
+            more = len(notes) - MAX_NOTES
+            notes = notes[:MAX_NOTES] + [f"{plural(more, 'more note')} (not listed)"]
         if len(self.cell_errors) > MAX_CELL_ERRORS:
             more = len(self.cell_errors) - MAX_CELL_ERRORS
             self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
-            notes.append(f"{more} more cells raised an error (not listed)")
+            notes.append(f"{plural(more, 'more cell')} raised an error (not listed)")
         if len(self.cell_warnings) > MAX_CELL_WARNINGS:
             more = len(self.cell_warnings) - MAX_CELL_WARNINGS
             self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
-            notes.append(f"{more} more warnings while the notebook ran (not listed)")
+            notes.append(f"{plural(more, 'more warning')} while the notebook ran (not listed)")
         self.notes = notes
         for t in self.tests:
             t.message = clean_text(t.message, 2000)

@@ -9,7 +9,12 @@ A bulk download names each student the LMS's way: Canvas by a login made of the 
 the full name and a participant number (``Participant 12345`` in its grading worksheet). The
 roster maps them to the course's student ids, by the
 number first and by the name only when the roster has no number for anybody (names are not
-unique, so a name that two roster rows share matches neither).
+unique, so a name that two roster rows share matches neither). Names and ids are compared in one
+form (:func:`.text.fold`: Unicode NFKC, case-folded), so look-alikes are one key.
+
+A roster id goes only to the roster student it belongs to: a graded submission that came from
+an LMS download (its entry in ``intake.json``) is matched by the LMS's user id where the roster
+has those numbers, whatever its id looks like (:func:`match_roster` with ``lms``).
 """
 
 from __future__ import annotations
@@ -18,8 +23,11 @@ import csv
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from .text import clean_text, fold, plural
 
 
 @dataclasses.dataclass
@@ -37,10 +45,20 @@ class Student:
     participant: str = ""    # Moodle's participant number ("Identifier": "Participant 12345")
 
     def keys(self) -> list[str]:
-        """Every value a submission folder may be named by, lower-cased."""
+        """Every value a submission folder may be named by, folded (:func:`.text.fold`)."""
         values = (self.student_id, self.email, self.sis_login_id, self.sis_user_id,
                   self.idnumber, self.lms_id)
-        return [v.strip().lower() for v in values if v and v.strip()]
+        return [fold(v) for v in values if v and v.strip()]
+
+    def lms_number(self, lms: str) -> str:
+        """The student's number in ``lms``'s downloads: Canvas's user ``ID``, Moodle's
+        participant number ("" when the roster does not give it)."""
+        return (self.lms_id if lms == "canvas" else self.participant).strip()
+
+    @property
+    def label(self) -> str:
+        """How the student is named in messages: the name, else an id."""
+        return self.name or self.email or course_id(self)
 
 
 _ROSTER_COLUMNS = {
@@ -89,27 +107,95 @@ def read_roster(path: Path | str) -> list[Student]:
     return students
 
 
-def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
-                 conflicts: dict[int, list[str]] | None = None,
-                 ) -> tuple[dict[int, str], list[str]]:
-    """``({roster index: graded id}, [graded ids without a roster entry])``.
+#: The column of the LMS's roster export that holds its number for a student.
+NUMBER_COLUMN = {"canvas": "ID", "moodle": "Identifier"}
 
-    A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
-    or LMS id equals its folder name (case-insensitive). ValueError when the roster gives one
-    key to two students. Two submissions that match one roster row raise ValueError too, unless
-    ``conflicts`` is given: then neither is matched, and ``conflicts[roster index]`` lists them
-    (that student's problem; every other student is matched).
-    """
-    lookup = {}
+
+def number_cell(lms: str, number: str) -> str:
+    """A roster cell with a student's number, as the LMS's export writes it (``ID 999``,
+    ``Identifier 'Participant 5009'``)."""
+    return f"ID {number}" if lms == "canvas" else f"Identifier 'Participant {number}'"
+
+
+def lms_label(lms: str) -> str:
+    """``"Canvas"`` or ``"Moodle"``."""
+    return lms.capitalize()
+
+
+def _lookup(roster: Sequence[Student]) -> dict[str, int]:
+    """``{folded key: roster index}``; ValueError when the roster gives one key to two students."""
+    lookup: dict[str, int] = {}
     for i, student in enumerate(roster):
         for key in student.keys():
             if lookup.get(key, i) != i:
                 raise ValueError(f"the roster gives {key!r} to two students "
                                  f"({roster[lookup[key]].name!r} and {student.name!r})")
             lookup[key] = i
+    return lookup
+
+
+def _numbers(roster: Sequence[Student], lms: str) -> dict[str, int]:
+    """``{LMS number: roster index}`` (empty when the roster has none of ``lms``'s numbers)."""
+    table: dict[str, int] = {}
+    for i, student in enumerate(roster):
+        number = fold(student.lms_number(lms))
+        if number and table.setdefault(number, i) != i:
+            raise ValueError(f"the roster gives {lms_label(lms)} number {number} to two students "
+                             f"({roster[table[number]].name!r} and {student.name!r})")
+    return table
+
+
+def _by_lms(roster, entry, by_key, numbers):
+    """``(roster index or None, why not)`` of a graded submission from an LMS download."""
+    lms = entry["lms"]
+    who = (f"{lms_label(lms)} user {clean_text(entry.get('user_id', ''), 40)} "
+           f"({clean_text(entry.get('name', ''), 80)!r})")
+    if entry.get("problem"):
+        return None, f"refused when graded: {clean_text(entry['problem'], 300)}"
+    if lms not in numbers:
+        numbers[lms] = _numbers(roster, lms)
+    if numbers[lms]:
+        i = numbers[lms].get(fold(str(entry.get("user_id", ""))))
+        return (i, "") if i is not None else (None, f"{who} is not in the roster")
+    if entry.get("roster"):  # the roster of the grading gave it this id (by name: no numbers)
+        return by_key, ""
+    return None, (f"graded under the LMS's name of {who}, without --roster, and this roster has "
+                  f"no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell who that is: grade again "
+                  "with --roster")
+
+
+def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
+                 conflicts: dict[int, list[str]] | None = None,
+                 lms: Mapping[str, Mapping[str, Any]] | None = None,
+                 refused: dict[str, str] | None = None,
+                 ) -> tuple[dict[int, str], list[str]]:
+    """``({roster index: graded id}, [graded ids without a roster entry])``.
+
+    A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
+    or LMS id equals its folder name (compared folded, :func:`.text.fold`). ValueError when the
+    roster gives one key to two students. Two submissions that match one roster row raise
+    ValueError too, unless ``conflicts`` is given: then neither is matched, and
+    ``conflicts[roster index]`` lists them (that student's problem; every other student is
+    matched).
+
+    ``lms`` (``{graded id: its entry of intake.json}``) names the submissions that came from an
+    LMS download: such a one is matched by the LMS's user id where the roster has that LMS's
+    numbers (Canvas's ID, Moodle's participant number), never by an id that merely looks like a
+    roster student's; where the roster has none, by its id only when a roster gave it that id
+    when it was graded. One refused when graded (``problem``: not in that roster, a collision),
+    whose user the roster lacks, or graded under the LMS's name is not matched, and
+    ``refused[graded id]`` says why in words.
+    """
+    lookup = _lookup(roster)
+    numbers: dict[str, dict[str, int]] = {}
     matched, unmatched, clashes = {}, [], {}
     for gid in sorted(graded_ids):
-        i = lookup.get(gid.strip().lower())
+        i = lookup.get(fold(gid))
+        entry = (lms or {}).get(gid)
+        if entry is not None and entry.get("lms") in ("canvas", "moodle"):
+            i, why = _by_lms(roster, entry, i, numbers)
+            if why and refused is not None:
+                refused[gid] = why
         if i is None:
             unmatched.append(gid)
         elif i in clashes:
@@ -141,7 +227,7 @@ def _full_names(name: str) -> set[str]:
     if "," in name:
         last, first = (part.strip() for part in name.split(",", 1))
         forms.add(f"{first} {last}")
-    return {unicodedata.normalize("NFC", f).casefold() for f in forms if f}
+    return {fold(f) for f in forms if f}
 
 
 def course_id(student: Student) -> str:
@@ -159,8 +245,8 @@ class Roster:
 
     def __init__(self, students: Sequence[Student]) -> None:
         self.students = list(students)
-        self._canvas = {s.lms_id.strip(): s for s in self.students if s.lms_id.strip()}
-        self._moodle = {s.participant.strip(): s for s in self.students if s.participant.strip()}
+        self._numbers = {lms: {fold(s.lms_number(lms)): s for s in self.students
+                               if s.lms_number(lms)} for lms in ("canvas", "moodle")}
         self._logins, self._names = {}, {}
         for s in self.students:
             for table, keys in ((self._logins, {canvas_login(s.name)}),
@@ -168,22 +254,32 @@ class Roster:
                 for key in keys - {""}:
                     table.setdefault(key, []).append(s)
 
+    def find(self, lms: str, user_id: str, name: str) -> tuple[Student | None, str]:
+        """``(the roster student, "")`` of a file of ``lms``'s download (``"canvas"`` or
+        ``"moodle"``), by its user id (Canvas's ID, Moodle's participant number); by the name
+        (Canvas's login, Moodle's full name) only when the roster has no such numbers and one
+        row has that name. ``(None, why not)`` otherwise."""
+        numbers = self._numbers[lms]
+        if numbers:  # the roster has the LMS's numbers: a user it lacks is not in it
+            found = numbers.get(fold(user_id))
+            return (found, "") if found is not None else (None, "is not in the roster")
+        if lms == "canvas":
+            rows = self._logins.get(canvas_login(name), [])
+        else:
+            rows = self._names.get(fold(" ".join(name.split())), [])
+        if len(rows) == 1:
+            return rows[0], ""
+        if rows:
+            return None, (f"shares the name with {plural(len(rows), 'roster row')}, and the "
+                          f"roster has no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell which")
+        return None, (f"is not in the roster (no row has the name, and the roster has no "
+                      f"{lms_label(lms)} {NUMBER_COLUMN[lms]} to match by)")
+
     def canvas(self, user_id: str, login: str) -> Student | None:
         """The roster student of a Canvas file (user id, then the login when unambiguous)."""
-        if user_id in self._canvas:
-            return self._canvas[user_id]
-        if self._canvas:  # the roster has Canvas ids: a user it lacks is not in it
-            return None
-        found = self._logins.get(login.lower(), [])
-        return found[0] if len(found) == 1 else None
+        return self.find("canvas", user_id, login)[0]
 
     def moodle(self, participant: str, full_name: str) -> Student | None:
         """The roster student of a Moodle file (participant number, then the full name when
         unambiguous)."""
-        if participant in self._moodle:
-            return self._moodle[participant]
-        if self._moodle:
-            return None
-        found = self._names.get(unicodedata.normalize("NFC", " ".join(full_name.split()))
-                                .casefold(), [])
-        return found[0] if len(found) == 1 else None
+        return self.find("moodle", participant, full_name)[0]

@@ -37,7 +37,7 @@ from .protocol import (
     encode,
     parse_reply,
 )
-from .text import clean_text
+from .text import clean_text, plural
 
 #: Bytes of the notebook's printed output kept (the rest is read and dropped).
 OUTPUT_KEPT = 80_000
@@ -66,7 +66,7 @@ class _Channel:
         self.drain()
         text = clean_text(bytes(self._output[:4 * limit + 4]), limit).replace("\\x0d", "")
         if self._dropped:
-            text += f"\n[... {self._dropped} more bytes of output not kept]"
+            text += f"\n[... {plural(self._dropped, 'more byte')} of output not kept]"
         return text
 
     def close(self) -> None:
@@ -354,6 +354,23 @@ DEFENCES = {
     "rlimits": "rlimits on address space, file size, open files and core dumps",
     "output_pipe": "printed output through a drained pipe, never a host file",
     "bounded_reading": "the notebook is read in a child process with time and memory limits",
+}
+
+
+#: Each of :data:`DEFENCES` in plain words, read after "with" or "without" (what ``mlcourse
+#: grade`` says about a missing one; ``--verbose`` and results.json keep the names).
+IN_WORDS = {
+    "namespaces": "a private view of the machine (no host files, no other processes)",
+    "network": "a cut-off from the network",
+    "unprivileged_user": "an unprivileged user",
+    "seccomp": "a filter on dangerous system calls",
+    "memory_cgroup": "a memory limit that counts shared memory",
+    "pids_cgroup": "a cap on processes",
+    "cpu_cgroup": "a limit of one CPU core",
+    "scratch_filesystem": "scratch space kept off the host's disk",
+    "rlimits": "limits on file size and open files",
+    "output_pipe": "output through a drained pipe",
+    "bounded_reading": "notebooks read under time and memory limits",
 }
 
 

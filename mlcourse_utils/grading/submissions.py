@@ -5,8 +5,8 @@ Nothing in SUBMISSIONS is trusted: links are refused (they could point at the so
 another student's work), only regular files of at most :data:`MAX_NOTEBOOK_BYTES` are read, and
 folder names become clean, unique student ids, checked once here (:func:`find_submissions`): in
 Unicode's composed form (NFC), and refused with a reason when they hold an invisible or control
-character or when two of them differ only in case or Unicode form (both are refused: which one
-is the student's cannot be told).
+character or when two of them differ only in case or Unicode form, compared as
+:func:`.text.fold` compares names (both are refused: which one is the student's cannot be told).
 
 Each student's notebook (its bytes), the reason it is refused and the time it was handed in
 (with who says so, :mod:`.times`) are read here and nowhere else: the record is what the grading
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import write_text
-from .text import clean_text
+from .text import clean_text, fold
 from .times import time_in_submission
 
 #: Largest notebook file accepted from a student.
@@ -97,7 +97,10 @@ class LmsEntry:
     late: bool = False         # Canvas marked the file late
     file: str = ""             # the notebook's name in the download
     time: str | None = None    # the time the LMS's zip records for the file (ISO, no zone)
-    roster: bool = False       # matched to a roster row
+    roster: bool = False       # matched to a roster row (by the LMS's number, or its name)
+    #: why the submission was refused rather than graded under a roster id (the roster lacks
+    #: the user; several users would have had one id): the export never matches it to anyone
+    problem: str = ""
 
 
 def refused(student: str, reason: str) -> Submission:
@@ -185,17 +188,18 @@ def shown(name: str) -> str:
     return name
 
 
-def id_problem(name: str) -> str | None:
-    """Why a folder name cannot be a student id (an invisible character, surrounding spaces),
-    or None."""
+def id_problem(name: str, what: str = "folder name",
+               fix: str = "rename the folder") -> str | None:
+    """Why a folder name (or ``what``: an LMS's name) cannot be a student id (an invisible
+    character, surrounding spaces), or None; the reason ends with ``fix``."""
     bad = [c for c in name if _invisible(c)]
     if bad:
         first = bad[0]
         label = unicodedata.name(first, "a control character")
-        return (f"the folder name {shown(name)!r} contains an invisible or control character "
-                f"(U+{ord(first):04X} {label}): rename the folder")
+        return (f"the {what} {shown(name)!r} contains an invisible or control character "
+                f"(U+{ord(first):04X} {label}): {fix}")
     if name != name.strip(" "):
-        return f"the folder name {name!r} begins or ends with a space: rename the folder"
+        return f"the {what} {name!r} begins or ends with a space: {fix}"
     return None
 
 
@@ -307,11 +311,11 @@ def _unique(student, found):
 
 
 def _refuse_lookalikes(found, folders):
-    """Refuse every folder whose name equals another's up to case and Unicode form."""
+    """Refuse every folder whose name equals another's up to case and Unicode form
+    (:func:`.text.fold`: NFKC and case folding, so full-width and ligature look-alikes too)."""
     groups = {}
     for student, folder in folders.items():
-        key = unicodedata.normalize("NFC", folder).casefold()
-        groups.setdefault(key, []).append(student)
+        groups.setdefault(fold(folder), []).append(student)
     for members in groups.values():
         if len(members) < 2:
             continue

@@ -1,13 +1,17 @@
-"""Text from students, made safe: clean UTF-8 without control codes, and CSV cells that a
-spreadsheet shows as text, never as a formula.
+"""Text as people see it: a student's text made safe, names compared as people read them, counts
+in words.
 
-At the base of the grading package (it imports nothing of it), for every module that shows a
-student's text or writes CSV.
+Clean UTF-8 without control codes (:func:`clean_text`), CSV cells that a spreadsheet shows as
+text, never as a formula (:func:`csv_text`), the one form in which names and ids are compared
+(:func:`fold`), and a count with its noun (:func:`plural`). At the base of the grading package
+(it imports nothing of it), for every module that shows a student's text, writes CSV or prints
+a count.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -36,3 +40,17 @@ def clean_text(value: object, limit: int = 1000) -> str:
     text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text + " [...]" if cut else text
+
+
+def fold(value: str) -> str:
+    """The form in which names and ids are compared: Unicode NFKC, case-folded, outer spaces
+    stripped, so that look-alikes (``Alice``/``alice``, full-width ``ａｌｉｃｅ``, a ligature
+    ``ﬁ``/``fi``, a composed or decomposed ``é``) are one key."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold()).strip()
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` with its noun in the right number: ``plural(1, "student")`` is ``"1 student"``,
+    ``plural(2, "student")`` ``"2 students"``; ``nouns`` for an irregular plural
+    (``plural(3, "entry", "entries")``)."""
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"

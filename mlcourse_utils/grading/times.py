@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .._files import write_text
-from .text import clean_text
+from .text import clean_text, fold
 
 
 def parse_timestamp(text: str) -> dt.datetime | None:
@@ -110,7 +110,8 @@ class Times:
     problems: dict[str | None, dict[str, str]]                   # assignment -> {id: reason}
 
     def lookup(self, assignment: str, keys: Iterable[str]) -> tuple[dt.datetime | None, str | None]:
-        """``(time, problem)`` of the student known by any of ``keys`` (lower-case)."""
+        """``(time, problem)`` of the student known by any of ``keys`` (folded,
+        :func:`.text.fold`)."""
         for scope in (assignment, None):
             for key in keys:
                 if key in self.problems.get(scope, {}):
@@ -140,7 +141,7 @@ def read_times(path: Path | str) -> Times:
     times, problems = {}, {}
     for row in rows:
         row = {str(k).strip().lower(): (v or "").strip() for k, v in row.items() if k}
-        key = row.get("student_id", "").lower()
+        key = fold(row.get("student_id", ""))
         if key[:1] == "'" and key[1:2] in ("=", "+", "-", "@"):  # written by csv_text
             key = key[1:]
         scope = row.get("assignment") or None
