@@ -62,10 +62,11 @@ def test_setup_is_the_plain_code_before_the_first_task(tmp_path):
 
 @pytest.mark.slow
 def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
-    """Two tasks lost to the time limit (3 s, which reading the notebook fits in too): ``f``'s answer cell defines f and then loops
-    (the cell never finishes, so f is never defined: before, "does not define a function" and
-    counted as not attempted), ``g`` loops when called. Both reasons say "timed out" and are
-    classified as timeouts, at the cell and in the function; ``h`` keeps its point."""
+    """Two tasks lost to the time limit (3 s, which reading the notebook fits in too):
+    ``f``'s answer cell defines f and then loops (the cell never finishes, so f is never
+    defined: before, "does not define a function", counted as not attempted), ``g`` loops
+    when called. Both reasons say "timed out" and are classified as timeouts, at the cell
+    and in the function; ``h`` keeps its point."""
     import json
 
     from mlcourse_utils.grading.reasons import classify_reason, timeout_where
