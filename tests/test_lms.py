@@ -52,7 +52,11 @@ def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
                       canvas_assignment="Maximum likelihood (4711)")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "Maximum likelihood (4711)"]
-    assert rows[1][0].strip() == "Points Possible" and float(rows[1][5]) == ASSIGNMENT.max_score
+    # Points possible: autograded and graded by hand (none graded yet: they count 0), the
+    # maximum every feedback page shows.
+    manual = sum(p for _, p in ASSIGNMENT.manual)
+    assert rows[1][0].strip() == "Points Possible"
+    assert float(rows[1][5]) == ASSIGNMENT.max_score + manual
     body = {r[0]: r for r in rows[2:]}
     assert float(body["Smith-Jones, Alice"][5]) == ASSIGNMENT.max_score
     assert float(body["Brown, Bob"][5]) == pytest.approx(ASSIGNMENT.max_score / 2, abs=0.005)
