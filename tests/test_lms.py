@@ -125,6 +125,11 @@ def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path
     assert report.late["mle"]["alice"].source == LMS_SOURCE
     assert float(body["Brown, Bob"][5]) == ASSIGNMENT.max_score  # no time: no penalty
     assert report.lms_late["mle"] == ["alice", "bob"]
+    # What was done about each file the LMS marked late, in words that match the file.
+    assert report.lms_late_done["mle"] == {
+        "alice": f"penalised 20 % (time from {LMS_SOURCE})",
+        "bob": "no penalty: no submission time (give --times, or grade from a zip download "
+               "that records the times)"}
 
 
 def _canvas_ids(name):
