@@ -664,7 +664,8 @@ P = "id-"  # every student id of the real class starts with it: a leak is easy t
 
 def _grade_class(tmp_path):
     """mle (two shards, merged) and bayes: the solution, the release, every wrong answer of
-    tests/submissions, a timeout, a memory hog, an unreadable and a missing notebook."""
+    tests/submissions, a timeout in a function and one in an answer cell, a memory hog, an
+    unreadable and a missing notebook."""
     graded = {}
     for name in ("mle", "bayes"):
         v = sup.variants(name)
@@ -685,6 +686,8 @@ def _grade_class(tmp_path):
         if name == "mle":
             loop = f"def {tasks[0]}(*a, **k):\n    while True:\n        pass\n"
             add("timeout_task", nb=sup.make_submission(name, {**solution, tasks[0]: loop}))
+            stall = f"{solution[tasks[2]]}\nwhile True:  # exploring, never ends\n    pass\n"
+            add("timeout_cell", nb=sup.make_submission(name, {**solution, tasks[2]: stall}))
             add("memory_task", nb=sup.make_submission(name, {
                 **solution, tasks[1]: f"import numpy as np\ndef {tasks[1]}(*a, **k):\n"
                                       "    return np.ones(50 * 2**30)\n"}))
@@ -823,9 +826,13 @@ def test_report_on_a_class_graded_from_tests_submissions(tmp_path):
     forbidden = sum(1 for (name, label) in FORBIDDEN_IN_VARIANTS
                     if name == "mle" and label.startswith("wrong_"))
     checks = read_csv(out / "tables" / "mle_checks.csv")
-    most = max(int(c["failed"]) for c in checks)
+    # The endless loop fails the one check it ran out of time on ("timed out").
+    assert [(c["task"], int(c["timed_out"])) for c in checks if int(c["timed_out"])] == [
+        (next(iter(sup.solution_answers("mle"))), 1)]
+    most = max(int(c["failed"]) - int(c["timed_out"]) for c in checks)
     assert most == max(wrong.values())
-    assert {c["task"] for c in checks if int(c["failed"]) == most} <= set(wrong)
+    assert {c["task"] for c in checks if int(c["failed"]) - int(c["timed_out"]) == most} \
+        <= set(wrong)
     assert read_csv(out / "figures" / "mle_failures.csv")[0]["task"] in wrong
     checks = read_csv(out / "tables" / "bayes_checks.csv")
     assert max(int(c["failed"]) for c in checks) == 4
@@ -845,10 +852,18 @@ def test_report_on_a_class_graded_from_tests_submissions(tmp_path):
     kinds = {r["category"]: int(r["students"])
              for r in read_csv(out / "tables" / "mle_not_the_answer.csv")}
     assert "timeout" not in kinds and kinds["memory"] == 1 and kinds["unreadable"] == 1
-    # The endless loop is a timeout of the answer, listed apart, not a regrade candidate.
+    # Both endless loops are timeouts of the answer, listed apart with where they happened,
+    # counted against their tasks, not regrade candidates; the pages name them.
     lost = read_csv(out / "tables" / "mle_timeouts.csv")
-    assert [(r["student_id"], r["where"]) for r in lost] == [(P + "timeout_task",
-                                                             "in the function")]
+    assert sorted((r["student_id"], r["where"]) for r in lost) == [
+        (P + "timeout_cell", "while its cell defined it"), (P + "timeout_task", "in the function")]
+    mle_tasks = list(sup.solution_answers("mle"))
+    lost_per_task = {r["task"]: int(r["lost_to_a_timeout"])
+                     for r in read_csv(out / "tables" / "mle_tasks.csv")}
+    assert lost_per_task == {t: int(t in (mle_tasks[0], mle_tasks[2])) for t in mle_tasks}
+    page = html.unescape((mle / "feedback" / f"{P}timeout_cell.html").read_text())
+    assert f"the cell that defines {mle_tasks[2]}" in page and "timed out after 6 s" in page
+    assert "does not define a function" not in page
     assert kinds["no_submission"] == 1 and kinds["late"] == len(late)
     assert kinds.get("forbidden", 0) == forbidden
 

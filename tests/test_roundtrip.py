@@ -237,6 +237,19 @@ def test_round_trip(tmp_path):
     assert _nbgrader_totals(graded) == {"alice": ASSIGNMENT.max_score - ALICE_AUTO + 1,
                                         "bob": bob_auto}
 
+    # Withdrawing an override: delete its row from the record, then import the record.
+    record = graded / "overrides.csv"
+    kept_rows = [line for line in record.read_text().splitlines(keepends=True)
+                 if not line.startswith("alice,")]
+    record.write_text("".join(kept_rows))
+    proc = run("grade-import", graded, record)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "1 in force" in proc.stdout
+    grades, _ = sup.read_scores(graded)
+    assert grades["alice"][0] == ASSIGNMENT.max_score and grades["bob"][0] == bob_auto
+    assert "set by a teaching assistant" not in (graded / "feedback" / "alice.html").read_text()
+    assert _nbgrader_totals(graded)["alice"] == ASSIGNMENT.max_score
+
 
 #: Regrade requests: alice's first task was copied (1 point left), bob's last task was right
 #: but ran into an exploration cell's error (full points).
