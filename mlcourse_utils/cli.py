@@ -252,21 +252,34 @@ def _similarity(similarity, args):
 def _grade_import_options(p):
     p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
     p.add_argument("csvs", nargs="+", metavar="FILLED.csv",
-                   help="student_id, grade_id, points, comment (blank points are skipped)")
+                   help="manual points: student_id, grade_id, points, comment (blank points "
+                        "are skipped); or overrides of autograded tasks: student_id, task, "
+                        "points, reason (kept in GRADED_DIR/overrides.csv)")
 
 
 def _grade_import(manual, args):
     from .grading.report import regenerate_feedback
 
-    counts = manual.import_points(args.graded, args.csvs)
-    done = ", ".join(f"{gid}: {n}" for gid, n in sorted(counts.items())) or "no filled rows"
-    print(f"imported manual points into {args.graded}/gradebook.db ({done})")
+    done = manual.import_points(args.graded, args.csvs)
+    if done.manual or done.record is None:
+        counts = ", ".join(f"{gid}: {n}" for gid, n in sorted(done.manual.items()))
+        print(f"imported manual points into {os.path.join(args.graded, 'gradebook.db')} "
+              f"({counts or 'no filled rows'})")
+    if done.record is not None:
+        print(f"imported {plural(done.overrides, 'override')} of autograded tasks into "
+              f"{done.record}"
+              + (f" ({done.replaced} replacing earlier ones)" if done.replaced else "")
+              + f"; {done.in_force} in force, written into grades.csv, task_scores.csv, "
+                "results.json and gradebook.db")
+        for line in done.unfit:
+            print(f"  warning: {line} (kept in the record)")
     _print_regenerated(args.graded, regenerate_feedback(args.graded))
     return EXIT_OK
 
 
 def _print_regenerated(graded, done):
-    print(f"wrote {plural(len(done.pages), 'feedback page')} with the points graded by hand into "
+    print(f"wrote {plural(len(done.pages), 'feedback page')} with the points graded by hand and "
+          f"the overrides into "
           f"{os.path.join(graded, 'feedback')}{os.sep} ({done.graded_by_hand} complete"
           + (f"; answers still to grade by hand: {', '.join(done.pending)}" if done.pending
              else "") + ")")
@@ -362,37 +375,51 @@ def _export(lms, args):
         print(f"  {plural(len(report.unidentified), 'student')} without an id the LMS finds "
               f"them by (--allow-missing-ids): {', '.join(report.unidentified)}")
     for name in report.without_roster:
-        lists = [(("submission without a roster entry (not exported)",
-                   "submissions without a roster entry (not exported)"), report.without_roster),
-                 (("student of the roster without a submission",
-                   "students of the roster without a submission"), report.without_submission),
-                 (("submission with manual cells still to grade",
-                   "submissions with manual cells still to grade"), report.ungraded),
-                 (("submission without a time (no penalty applied)",
-                   "submissions without a time (no penalty applied)"), report.undated)]
-        for label, table in lists:
-            if table[name]:
-                print(f"  {name}: {plural(len(table[name]), *label)}: {', '.join(table[name])}")
-        if report.lms_late.get(name):
-            print(f"  {name}: marked late in the LMS's download: {', '.join(report.lms_late[name])}"
-                  " (the penalty needs their times: --times, or a zip download that has them)")
-        sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
-        print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
-        for student, problem in sorted(report.time_problems[name].items()):
-            print(f"  {name}: {student}: time not used: {problem}")
-        for student, why in sorted(report.refused.get(name, {}).items()):
-            print(f"  {name}: {student}: not exported: {why}")
-        for who, ids in sorted(report.conflicts[name].items()):
-            print(f"  {name}: {who}: not exported: several submissions match ({', '.join(ids)})")
-        for student, cell in sorted(report.late[name].items()):
-            print(f"  {name}: {student} is {plural(cell.days_late, 'day')} late: "
-                  f"-{cell.penalty:g} % "
-                  f"({cell.raw:g} -> {cell.score:.4g}; time from {cell.source})")
-        if name in report.feedback_problems:
-            print(f"  {name}: warning: the feedback pages were not written again (late "
-                  f"penalties not shown there): {report.feedback_problems[name]}; run "
-                  "`mlcourse feedback` on the folder in the course folder", file=sys.stderr)
+        _print_export_of(report, name)
     return EXIT_OK
+
+
+def _print_export_of(report, name):
+    """What the export did for one assignment, in the order it did it: the submission times,
+    the penalties they gave, who has none, what the LMS marked late, who is not in the file,
+    and the feedback pages written again with the totals of the file."""
+    from .grading.graded_folder import shown
+
+    sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
+    print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
+    for student, problem in sorted(report.time_problems[name].items()):
+        print(f"  {name}: {student}: time not used: {problem}")
+    for student, cell in sorted(report.late[name].items()):
+        print(f"  {name}: {student} is {plural(cell.days_late, 'day')} late: penalty "
+              f"{cell.penalty:g} % applied ({shown(cell.raw)} -> {shown(cell.score)}; time from "
+              f"{cell.source})")
+    if report.undated[name]:
+        print(f"  {name}: no penalty for {plural(len(report.undated[name]), 'submission')} "
+              f"without a time: {', '.join(report.undated[name])}")
+    for student, done in sorted(report.lms_late_done.get(name, {}).items()):
+        print(f"  {name}: {student}: marked late in the LMS's download: {done}")
+    if report.overridden.get(name):
+        print(f"  {name}: task points set by a teaching assistant (overrides.csv) included for "
+              f"{', '.join(report.overridden[name])}")
+    lists = [(("submission without a roster entry (not exported)",
+               "submissions without a roster entry (not exported)"), report.without_roster),
+             (("student of the roster without a submission",
+               "students of the roster without a submission"), report.without_submission),
+             (("submission with manual cells still to grade (counted 0)",
+               "submissions with manual cells still to grade (counted 0)"), report.ungraded)]
+    for label, table in lists:
+        if table[name]:
+            print(f"  {name}: {plural(len(table[name]), *label)}: {', '.join(table[name])}")
+    for student, why in sorted(report.refused.get(name, {}).items()):
+        print(f"  {name}: {student}: not exported: {why}")
+    for who, ids in sorted(report.conflicts[name].items()):
+        print(f"  {name}: {who}: not exported: several submissions match ({', '.join(ids)})")
+    if name in report.feedback_problems:
+        print(f"  {name}: warning: the feedback pages were not written again (late "
+              f"penalties not shown there): {report.feedback_problems[name]}; run "
+              "`mlcourse feedback` on the folder in the course folder", file=sys.stderr)
+    else:
+        print(f"  {name}: feedback pages written again with the totals of this file")
 
 
 def _report_options(p):
@@ -538,11 +565,13 @@ COMMANDS: dict[str, Command] = {
                           "mlcourse_utils.grading.similarity", _similarity, _similarity_options,
                           "mlcourse similarity mle submissions/ --out similar", course=True),
     "grade-import": Command("load a teaching assistant's manual points (manual/<grade_id>.csv, "
-                            "filled) into the gradebook of a graded folder",
+                            "filled) or overrides of autograded tasks (student_id, task, "
+                            "points, reason) into a graded folder",
                             "mlcourse_utils.grading.manual", _grade_import,
                             _grade_import_options,
                             "mlcourse grade-import graded graded/manual/derivation_bernoulli_mle"
-                            ".csv", extra=("grading", "nbgrader"),
+                            ".csv\nmlcourse grade-import graded regrades.csv",
+                            extra=("grading", "nbgrader"),
                             error_prefix="nothing was imported:\n", course=True),
     "feedback": Command("write every student's feedback page again with the points and "
                         "comments graded by hand, and a zip of them for the LMS's bulk upload",

@@ -55,8 +55,8 @@ UNIT_SECONDS = {
     "grade-logistic_regression": 300, "fresh-venv": 300, "class-report": 230,
     "grade-gda": 150, "grade-hostile": 150, "grade-information_theory": 145,
     "grade-naive_bayes": 145, "grade-bayes": 135, "grade-ridge_lasso": 135, "grade-mle": 125,
-    "tests/test_blas_setups.py": 120, "handin": 80, "grade-integrity": 65, "roundtrip": 60,
-    "grade-shards": 40, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
+    "tests/test_blas_setups.py": 120, "handin": 80, "grade-integrity": 65, "roundtrip": 100,
+    "grade-shards": 60, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
     "tests/test_cli.py": 4, "tests/test_execute.py": 3, "tests/test_gradebook.py": 2,
 }
 

@@ -35,7 +35,7 @@ from mlcourse_utils.grading import notebook
 from mlcourse_utils.grading.class_report import make_report
 from mlcourse_utils.grading.class_stats import build_report, pearson
 from mlcourse_utils.grading.graded_folder import GradedFolderError, read_graded_folder
-from mlcourse_utils.grading.reasons import classify_reason
+from mlcourse_utils.grading.reasons import cell_stopped, classify_reason
 from mlcourse_utils.grading.report import write_feedback
 from mlcourse_utils.grading.results import GradeResult, write_csvs, write_results
 from mlcourse_utils.grading.results import TestResult as Outcome
@@ -287,22 +287,32 @@ def test_reasons_the_grader_writes_are_classified():
         assert classify_reason(reason) == kind, reason
 
 
+TIMED_OUT = "timed out after 6 s (the time limit per cell and per test)"
+
+
 def test_failures_not_about_the_answer_are_listed_by_kind(tmp_path):
     """One student of each kind (by hand: one per category), besides two honest ones.
 
-    The timed-out task's checks count as lost for a reason other than the answer, the stub's
-    and a deleted function's as not attempted; neither is a failed check. The anonymous copy
-    shows the counts only.
+    A timeout is not among them: ``slow``'s function ran out of time on test_f (a failed
+    check, "timed out"; test_f_hidden was not run), ``stalled``'s answer cell of g ran out of
+    time while defining it (neither check of g ran: not counted, but the task is lost to a
+    timeout). Both are listed apart with where it happened, and counted per task. The stub's
+    and a deleted function's checks are not attempted, not failed. The anonymous copy shows
+    the counts only.
     """
     a = toy_assignment()
+    stopped = cell_stopped("g", 4, TIMED_OUT)
     results = {
         "ok1": student_result("ok1", a),
         "ok2": student_result("ok2", a),
         "nothing": GradeResult.zero("nothing", a, "no notebook was submitted"),
-        "slow": student_result("slow", a, {"test_f_hidden": "not run: an earlier test of f "
-                                           "timed out after 6 s"},
-                               reasons={"f": "timed out after 6 s (the time limit per cell and "
-                                             "per test)"}),
+        "slow": student_result("slow", a, {"test_f": TIMED_OUT,
+                                           "test_f_hidden": f"not run: an earlier test of f "
+                                                            f"{TIMED_OUT}"},
+                               reasons={"f": TIMED_OUT}),
+        "stalled": student_result("stalled", a, {"test_g": f"not run: {stopped}",
+                                                 "test_g_hidden": f"not run: {stopped}"},
+                                  reasons={"g": stopped}),
         "stub": student_result("stub", a, {"test_g": STUB, "test_g_hidden": STUB,
                                            "test_h": "your function raised NameError: the "
                                                      "notebook does not define a function 'h'"}),
@@ -319,23 +329,42 @@ def test_failures_not_about_the_answer_are_listed_by_kind(tmp_path):
     folder = write_folder(tmp_path / "toy", results, times=times)
     report = make_report([folder], tmp_path / "report", root=tmp_path)
     r = report.assignments[0]
-    assert r.failure_counts() == {"no_submission": 1, "timeout": 1, "memory": 1,
-                                  "forbidden": 1, "delegation": 1, "tampering": 1}
+    assert r.failure_counts() == {"no_submission": 1, "memory": 1, "forbidden": 1,
+                                  "delegation": 1, "tampering": 1}
     checks = {c.check.grade_id: c for c in r.checks}
-    assert checks["test_f"].not_answer == 1 and checks["test_f"].failed == 0
+    assert (checks["test_f"].timed_out, checks["test_f"].failed, checks["test_f"].attempted) \
+        == (1, 1, 9)  # everyone who took part but "nothing"; slow ran out of time on it
+    assert checks["test_f_hidden"].not_answer == 1 and checks["test_f_hidden"].failed == 0
     assert checks["test_g"].not_attempted == 1 and checks["test_g"].failed == 0
-    assert checks["test_g"].not_answer == 1  # the forbidden call
+    assert checks["test_g"].not_answer == 2  # the forbidden call, and stalled's (not run)
     assert checks["test_h"].not_answer == 2  # memory and delegation
     assert checks["test_h"].not_attempted == 1 and checks["test_h"].failed == 0  # no function
-    assert len(r.participants) == 8  # everyone but "nothing"
+    assert len(r.participants) == 9  # everyone but "nothing"
+    assert [(x.student, x.task, x.where) for x in r.timeouts] == [
+        ("slow", "f", "in the function"), ("stalled", "g", "while its cell defined it")]
+    tasks = {t.task: t for t in r.tasks}
+    assert (tasks["f"].timed_out, tasks["g"].timed_out, tasks["h"].timed_out) == (1, 1, 0)
+    # The task scores of the item analysis count them as lost: f has 8 of 9 full, g 6 of 9
+    # (the stub, the forbidden call and stalled lose it).
+    assert (tasks["f"].full, tasks["f"].n, tasks["g"].full) == (8, 9, 6)
     text = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert "feedback/slow.html" in text and "forbidden" in text
     rows = read_csv(tmp_path / "report" / "tables" / "toy_not_the_answer_students.csv")
-    assert {(row["student_id"], row["category"]) for row in rows} >= {
-        ("slow", "timeout"), ("greedy", "memory"), ("copier", "delegation"),
+    assert {(row["student_id"], row["category"]) for row in rows} == {
+        ("nothing", "no_submission"), ("greedy", "memory"), ("copier", "delegation"),
         ("hacker", "tampering"), ("shortcut", "forbidden")}
+    rows = read_csv(tmp_path / "report" / "tables" / "toy_timeouts.csv")
+    assert [(row["student_id"], row["task"], row["where"]) for row in rows] == [
+        ("slow", "f", "in the function"), ("stalled", "g", "while its cell defined it")]
+    assert {row["task"]: int(row["lost_to_a_timeout"])
+            for row in read_csv(tmp_path / "report" / "tables" / "toy_tasks.csv")} == \
+        {"f": 1, "g": 1, "h": 0}
+    # Neither timeout is offered as a regrade candidate: their rows are not in that list.
+    candidates = text.split("rows: regrade candidates", 1)[1].split("</details>", 1)[0]
+    assert "feedback/slow.html" not in candidates and "feedback/stalled.html" not in candidates
     make_report([folder], tmp_path / "anonymous", anonymous=True, root=tmp_path)
     assert not (tmp_path / "anonymous" / "tables" / "toy_not_the_answer_students.csv").exists()
+    assert not (tmp_path / "anonymous" / "tables" / "toy_timeouts.csv").exists()
     text = (tmp_path / "anonymous" / "index.html").read_text(encoding="utf-8")
     assert "monkeypatches" not in text and "feedback/" not in text
 
@@ -473,7 +502,10 @@ def test_hostile_text_is_shown_as_text_and_the_page_runs_nothing(tmp_path):
     assert str(markupsafe.escape(evil_id)) in text
     assert "&lt;b&gt;bold&lt;/b&gt;" in text
     rows = read_csv(out / "tables" / "toy_not_the_answer_students.csv")
-    assert {r["student_id"] for r in rows} == {evil_id, "'" + formula_id}
+    assert {r["student_id"] for r in rows} == {"'" + formula_id}
+    rows = read_csv(out / "tables" / "toy_timeouts.csv")  # its reason says "timed out"
+    assert [(r["student_id"], r["reason"]) for r in rows] == [
+        (evil_id, "timed out <iframe src=//evil>")]
     # The figures were drawn (a "$" in a label is not mathtext) and hold no markup either.
     for svg in (out / "figures").glob("*.svg"):
         assert "<script" not in svg.read_text(encoding="utf-8")
@@ -632,7 +664,8 @@ P = "id-"  # every student id of the real class starts with it: a leak is easy t
 
 def _grade_class(tmp_path):
     """mle (two shards, merged) and bayes: the solution, the release, every wrong answer of
-    tests/submissions, a timeout, a memory hog, an unreadable and a missing notebook."""
+    tests/submissions, a timeout in a function and one in an answer cell, a memory hog, an
+    unreadable and a missing notebook."""
     graded = {}
     for name in ("mle", "bayes"):
         v = sup.variants(name)
@@ -653,6 +686,8 @@ def _grade_class(tmp_path):
         if name == "mle":
             loop = f"def {tasks[0]}(*a, **k):\n    while True:\n        pass\n"
             add("timeout_task", nb=sup.make_submission(name, {**solution, tasks[0]: loop}))
+            stall = f"{solution[tasks[2]]}\nwhile True:  # exploring, never ends\n    pass\n"
+            add("timeout_cell", nb=sup.make_submission(name, {**solution, tasks[2]: stall}))
             add("memory_task", nb=sup.make_submission(name, {
                 **solution, tasks[1]: f"import numpy as np\ndef {tasks[1]}(*a, **k):\n"
                                       "    return np.ones(50 * 2**30)\n"}))
@@ -791,9 +826,13 @@ def test_report_on_a_class_graded_from_tests_submissions(tmp_path):
     forbidden = sum(1 for (name, label) in FORBIDDEN_IN_VARIANTS
                     if name == "mle" and label.startswith("wrong_"))
     checks = read_csv(out / "tables" / "mle_checks.csv")
-    most = max(int(c["failed"]) for c in checks)
+    # The endless loop fails the one check it ran out of time on ("timed out").
+    assert [(c["task"], int(c["timed_out"])) for c in checks if int(c["timed_out"])] == [
+        (next(iter(sup.solution_answers("mle"))), 1)]
+    most = max(int(c["failed"]) - int(c["timed_out"]) for c in checks)
     assert most == max(wrong.values())
-    assert {c["task"] for c in checks if int(c["failed"]) == most} <= set(wrong)
+    assert {c["task"] for c in checks if int(c["failed"]) - int(c["timed_out"]) == most} \
+        <= set(wrong)
     assert read_csv(out / "figures" / "mle_failures.csv")[0]["task"] in wrong
     checks = read_csv(out / "tables" / "bayes_checks.csv")
     assert max(int(c["failed"]) for c in checks) == 4
@@ -812,7 +851,19 @@ def test_report_on_a_class_graded_from_tests_submissions(tmp_path):
             if m["cell"] == manual_cell.stem] == [(manual_cell.stem, "2", "gradebook.db")]
     kinds = {r["category"]: int(r["students"])
              for r in read_csv(out / "tables" / "mle_not_the_answer.csv")}
-    assert kinds["timeout"] == 1 and kinds["memory"] == 1 and kinds["unreadable"] == 1
+    assert "timeout" not in kinds and kinds["memory"] == 1 and kinds["unreadable"] == 1
+    # Both endless loops are timeouts of the answer, listed apart with where they happened,
+    # counted against their tasks, not regrade candidates; the pages name them.
+    lost = read_csv(out / "tables" / "mle_timeouts.csv")
+    assert sorted((r["student_id"], r["where"]) for r in lost) == [
+        (P + "timeout_cell", "while its cell defined it"), (P + "timeout_task", "in the function")]
+    mle_tasks = list(sup.solution_answers("mle"))
+    lost_per_task = {r["task"]: int(r["lost_to_a_timeout"])
+                     for r in read_csv(out / "tables" / "mle_tasks.csv")}
+    assert lost_per_task == {t: int(t in (mle_tasks[0], mle_tasks[2])) for t in mle_tasks}
+    page = html.unescape((mle / "feedback" / f"{P}timeout_cell.html").read_text())
+    assert f"the cell that defines {mle_tasks[2]}" in page and "timed out after 6 s" in page
+    assert "does not define a function" not in page
     assert kinds["no_submission"] == 1 and kinds["late"] == len(late)
     assert kinds.get("forbidden", 0) == forbidden
 

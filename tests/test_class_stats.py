@@ -93,22 +93,36 @@ def _student(name, fit, predict, fit_msg="", predict_msg="", **kw):
                                    "test_predict": Outcome(predict, predict_msg)}, **kw)
 
 
+TIMED_OUT = "timed out after 6 s (the time limit per cell and per test)"
+
+
 def test_check_failures_are_told_apart_by_their_message():
+    """By hand: fit: a passes, b wrong, c a stub, d a MemoryError (not the answer); predict:
+    b and c raised, d ran out of time on it (a failure of the answer: attempted, timed out),
+    e lost it to a reason that is not a timeout (a forbidden call: not counted)."""
     students = {
         "a": _student("a", 1, 2),
         "b": _student("b", 0, 0, "wrong value", "your function raised ValueError"),
         "c": _student("c", 0, 0, "NotImplementedError", "the result could not be checked"),
-        "d": _student("d", 0, 0, "MemoryError", "wrong", reasons={"predict": "timed out"}),
+        "d": _student("d", 0, 0, "MemoryError", TIMED_OUT, reasons={"predict": TIMED_OUT}),
+        "e": _student("e", 1, 0, "", "", reasons={"predict": "uses numpy.cov, a forbidden "
+                                                             "call in this task"}),
     }
     report = cs.assignment_report(_folder(students=students), "mle")
     fit, predict = report.checks
     assert (fit.attempted, fit.wrong, fit.raised, fit.not_attempted, fit.not_answer) == \
-        (2, 1, 0, 1, 1)
-    assert (predict.attempted, predict.wrong, predict.raised, predict.not_answer) == (3, 0, 2, 1)
+        (3, 1, 0, 1, 1)
+    assert (predict.attempted, predict.wrong, predict.raised, predict.timed_out,
+            predict.not_answer) == (4, 0, 2, 1, 1)
+    assert predict.failed == 3
+    # The timeout is not a failure "not about the answer": it is listed apart, by task.
     assert [(f.student, f.category, f.task) for f in report.failures] == [
-        ("d", "timeout", "predict"), ("d", "memory", "fit")]
-    assert (report.full, report.partial, report.zero) == (1, 0, 3)
-    assert report.histogram == [(0.0, 0.0, 3), (1.0, 1.0, 0), (2.0, 2.0, 0), (3.0, 3.0, 1)]
+        ("d", "memory", "fit"), ("e", "forbidden", "predict")]
+    assert [(t.student, t.task, t.where) for t in report.timeouts] == [
+        ("d", "predict", "in the function")]
+    assert [t.timed_out for t in report.tasks] == [0, 1]
+    assert (report.full, report.partial, report.zero) == (1, 1, 3)
+    assert report.histogram == [(0.0, 0.0, 3), (1.0, 1.0, 1), (2.0, 2.0, 0), (3.0, 3.0, 1)]
 
 
 def test_students_who_submitted_nothing_are_left_out_of_the_item_analysis():

@@ -189,3 +189,28 @@ def test_scores_written_one_by_one_keep_every_student_but_the_one_that_failed(
     top, scores, ungraded = gradebook.totals(tmp_path / "gradebook.db", "mle")
     assert scores["zed"] == pytest.approx(mle_assignment.max_score) and scores["amy"] == 0.0
     assert {"amy", "zed"} <= set(ungraded)  # (both still have the manual cells to grade)
+
+
+@pytest.mark.slow  # the gradebook fixture starts nbgrader (about 15 s)
+def test_overrides_are_nbgraders_own_and_count_in_its_totals(tmp_path, book, mle_assignment):
+    """An override of a task is nbgrader's manual_score on its test cells: alice (every
+    autograded point) gets 0 on two cells, =x (half) the full points of one; nbgrader's totals
+    change by exactly that. Manual-grading progress and the work that blocks a re-grade stay
+    as they were, and writing the overrides again without =x's withdraws it."""
+    db = tmp_path / "gradebook.db"
+    db.write_bytes(book.read_bytes())
+    t1, t2 = mle_assignment.tests[:2]
+    missing = gradebook.write_overrides(db, "mle", {"alice": {t1.grade_id: 0.0, t2.grade_id: 0.0},
+                                                    "=x": {t1.grade_id: t1.points},
+                                                    "ghost": {t1.grade_id: 1.0}})
+    assert missing == ["ghost"]
+    top = mle_assignment.max_score
+    _, scores, _ = gradebook.totals(db, "mle")
+    assert scores["alice"] == pytest.approx(top - t1.points - t2.points)
+    assert scores["'=x"] == pytest.approx(top / 2 + t1.points / 2)
+    assert gradebook.imported_count(db) == 0
+    assert gradebook.manual_progress(db, "mle") == {g: (p, 0) for g, p in mle_assignment.manual}
+    gradebook.write_overrides(db, "mle", {"alice": {t1.grade_id: 0.0}})
+    _, scores, _ = gradebook.totals(db, "mle")
+    assert scores["alice"] == pytest.approx(top - t1.points)
+    assert scores["'=x"] == pytest.approx(top / 2)

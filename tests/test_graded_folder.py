@@ -129,3 +129,44 @@ def test_folders_that_cannot_be_read_are_errors_naming_why(tmp_path, setup, mess
     setup(folder)
     with pytest.raises(GradedFolderError, match=message):
         read_graded_folder(folder, root=tmp_path)
+
+
+def test_overrides_are_read_with_the_points_they_replace(tmp_path):
+    """alice's predict (autograded 0 of 1) set to 0.5 by a teaching assistant: the record holds
+    the points, the autograded 0 and the reason; without task_scores.csv the task score is the
+    override's, and the total 2 + 0.5."""
+    results = json.loads(json.dumps(RESULTS))
+    results["students"]["alice"]["overrides"] = {"predict": {"points": 0.5, "reason": "typo"},
+                                                 "fit": "garbage"}
+    graded = read_graded_folder(_write(tmp_path / "g", json.dumps(results), tasks=False,
+                                       grades=False), root=tmp_path)
+    alice = graded.students["alice"]
+    assert alice.overrides == {"predict": (0.5, 0.0, "typo")}
+    assert alice.task_scores == {"fit": 2.0, "predict": 0.5} and alice.score == 2.5
+
+
+def test_the_one_total_by_hand(mle_assignment):
+    """A result with 30 autograded points of 48 (by share), one task overridden from its
+    autograded points to 1, the first manual answer graded 2 and the others not yet, 10 %
+    late: autograded 30 - auto(task) + 1, plus 2 by hand, times 0.9; out of 48 plus every
+    manual maximum. shown() rounds to two decimals, as the export writes."""
+    from mlcourse_utils.grading.graded_folder import shown, student_total
+    from mlcourse_utils.grading.results import GradeResult
+    from mlcourse_utils.grading.results import TestResult as Outcome
+
+    share = 30 / mle_assignment.max_score
+    result = GradeResult("alice", "mle", [Outcome(t.grade_id, t.task, t.points, t.points * share,
+                                                  t.description) for t in mle_assignment.tests])
+    task = mle_assignment.tasks[0]
+    result.overrides = {task: {"points": 1.0, "reason": "r"}}
+    (first, _), *rest = mle_assignment.manual
+    total = student_total(result, mle_assignment.manual, {first: (2.0, "")}, penalty=10.0)
+    autograded = 30 - mle_assignment.task_max(task) * share + 1
+    assert total.autograded == pytest.approx(autograded, rel=1e-12)
+    assert total.autograded_max == mle_assignment.max_score
+    assert (total.manual, total.pending, total.overridden) == (2.0, tuple(g for g, _ in rest),
+                                                               (task,))
+    assert total.max_score == mle_assignment.max_score + sum(p for _, p in mle_assignment.manual)
+    assert total.score == pytest.approx((autograded + 2) * 0.9, rel=1e-12)
+    assert shown(total.score) == f"{round((autograded + 2) * 0.9, 2):g}"
+    assert shown(38.40000001) == "38.4" and shown(12.0) == "12"

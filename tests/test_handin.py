@@ -543,7 +543,12 @@ def test_canvas_export(graded, tmp_path):
     # Two folders match Eve (Eve/ and eve/): neither is exported, she is named, the rest is.
     assert body["Case, Eve"][5] == "" and "Case, Eve: not exported" in stdout
     assert "submission times: 5 from times.csv" in stdout
-    assert "bob is 2 days late" in stdout and "time from times.csv" in stdout
+    assert "bob is 2 days late: penalty 20 % applied" in stdout
+    assert "time from times.csv" in stdout
+    # The page states one total, the number of the file (20 % of all bob's points off).
+    bob_total = re.findall(r"Total: (\S+) / (\S+)</strong>",
+                           (out / "feedback" / "bob.html").read_text())
+    assert bob_total == [(body["Brown, Bob"][5], rows[1][5])]
     # The penalty is shown in the late students' feedback pages, once, and only there.
     bob = (out / "feedback" / "bob.html").read_text()
     assert bob.count("Late submission") == 1 and "20 %" in bob and "times.csv" in bob

@@ -58,7 +58,11 @@ def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
                       canvas_assignment="Maximum likelihood (4711)")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "Maximum likelihood (4711)"]
-    assert rows[1][0].strip() == "Points Possible" and float(rows[1][5]) == ASSIGNMENT.max_score
+    # Points possible: autograded and graded by hand (none graded yet: they count 0), the
+    # maximum every feedback page shows.
+    manual = sum(p for _, p in ASSIGNMENT.manual)
+    assert rows[1][0].strip() == "Points Possible"
+    assert float(rows[1][5]) == ASSIGNMENT.max_score + manual
     body = {r[0]: r for r in rows[2:]}
     assert float(body["Smith-Jones, Alice"][5]) == ASSIGNMENT.max_score
     assert float(body["Brown, Bob"][5]) == pytest.approx(ASSIGNMENT.max_score / 2, abs=0.005)
@@ -127,6 +131,11 @@ def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path
     assert report.late["mle"]["alice"].source == LMS_SOURCE
     assert float(body["Brown, Bob"][5]) == ASSIGNMENT.max_score  # no time: no penalty
     assert report.lms_late["mle"] == ["alice", "bob"]
+    # What was done about each file the LMS marked late, in words that match the file.
+    assert report.lms_late_done["mle"] == {
+        "alice": f"penalised 20 % (time from {LMS_SOURCE})",
+        "bob": "no penalty: no submission time (give --times, or grade from a zip download "
+               "that records the times)"}
 
 
 def _canvas_ids(name):

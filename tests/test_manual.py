@@ -152,13 +152,22 @@ def test_comments_written_with_a_formula_quote_are_read_back_without_it(tmp_path
     assert rows[("bob", GID)][1] == "'plain quote kept"
 
 
-def _gradebook(path, scores=(), comments=()):
-    """A database with nbgrader's two tables that hold a teaching assistant's work."""
+def _gradebook(path, scores=(), comments=(), overrides=()):
+    """A database with nbgrader's tables that hold a teaching assistant's work: ``scores`` on
+    a manually graded cell (a grade cell that is also a solution cell), ``overrides`` on a
+    test cell (nbgrader's override of an autograded cell), comments."""
     with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE grade (id TEXT, manual_score FLOAT)")
+        con.execute("CREATE TABLE base_cell (id TEXT, name TEXT, notebook_id TEXT)")
+        con.execute("CREATE TABLE solution_cells (id TEXT)")
+        con.executemany("INSERT INTO base_cell VALUES (?, ?, 'nb')",
+                        [("g-manual", GID), ("s-manual", GID), ("g-test", "test_x")])
+        con.execute("INSERT INTO solution_cells VALUES ('s-manual')")
+        con.execute("CREATE TABLE grade (id TEXT, cell_id TEXT, manual_score FLOAT)")
         con.execute("CREATE TABLE comment (id TEXT, manual_comment TEXT)")
-        con.executemany("INSERT INTO grade VALUES (?, ?)", [(str(i), s) for i, s in
-                                                            enumerate(scores)])
+        con.executemany("INSERT INTO grade VALUES (?, 'g-manual', ?)",
+                        [(str(i), s) for i, s in enumerate(scores)])
+        con.executemany("INSERT INTO grade VALUES (?, 'g-test', ?)",
+                        [(f"o{i}", s) for i, s in enumerate(overrides)])
         con.executemany("INSERT INTO comment VALUES (?, ?)", [(str(i), c) for i, c in
                                                               enumerate(comments)])
     return path
@@ -169,7 +178,8 @@ def test_a_teaching_assistants_work_is_found_and_moved_aside_not_deleted(tmp_pat
     (out / "manual").mkdir(parents=True)
     blank = f"student_id,grade_id,points,comment\nalice,{GID},,\n"
     (out / "manual" / "blank.csv").write_text(blank)
-    _gradebook(out / "gradebook.db", scores=[None, None], comments=[None, ""])
+    # Overrides of autograded cells are not work that grading replaces: it applies them again.
+    _gradebook(out / "gradebook.db", scores=[None, None], comments=[None, ""], overrides=[3.0])
     assert manual.teaching_assistant_work(out) == []  # nothing filled yet: grading may replace
     filled = f"student_id,grade_id,points,comment\nalice,{GID},2,ok\nbob,{GID},,\n"
     (out / "manual" / f"{GID}.csv").write_text(filled)

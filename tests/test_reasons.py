@@ -8,8 +8,11 @@ from mlcourse_utils.grading.graded_folder import Check, Outcome, StudentRecord
 from mlcourse_utils.grading.reasons import (
     CATEGORIES,
     NOT_IMPLEMENTED,
+    cell_stopped,
     classify_reason,
     non_answer_failures,
+    timeout_where,
+    timeouts,
 )
 
 
@@ -70,12 +73,28 @@ def test_non_answer_failures_lists_reasons_memory_errors_and_tampering_once():
         },
         notes=["tampering detected: numpy patched", "tampering detected: numpy patched",
                "ran for a long time"])
+    # The timeout is the answer's (listed by timeouts), not a failure "not about the answer".
     assert non_answer_failures(rec, checks) == [
-        ("timeout", "predict", "the cell timed out after 60 s"),
         ("memory", "fit", "MemoryError: unable to allocate"),
         ("memory", "", "MemoryError"),
         ("tampering", "", "tampering detected: numpy patched"),
     ]
+    assert timeouts(rec) == [("predict", "in the function", "the cell timed out after 60 s")]
+
+
+def test_a_timeout_while_the_cell_defined_the_function_is_a_timeout_there():
+    """The reason session.py gives when an answer cell did not finish names the task, the
+    cell and what stopped it; a timeout there is classified as a timeout, and so is where."""
+    reason = cell_stopped("fit", 7, "timed out after 60 s (the time limit per cell and per test)")
+    assert reason.startswith("the cell that defines fit (cell 7) did not finish: timed out")
+    assert classify_reason(reason) == "timeout"
+    assert timeout_where(reason) == "while its cell defined it"
+    assert not NOT_IMPLEMENTED.search(reason)  # not mistaken for a function never written
+    died = cell_stopped("fit", 7, "the notebook's process died: it was killed by signal 9")
+    assert classify_reason(died) == "died"
+    rec = StudentRecord("bob", reasons={"fit": reason, "predict": died})
+    assert timeouts(rec) == [("fit", "while its cell defined it", reason)]
+    assert non_answer_failures(rec, {}) == [("died", "predict", died)]
 
 
 def test_a_student_without_failures_has_none():

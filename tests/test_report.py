@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import html.parser
 import json
+import re
 
 import pytest
 
@@ -80,18 +81,57 @@ def test_a_feedback_page_shows_student_output_as_text(tmp_path, mle_assignment):
     assert "Late submission" not in page
 
 
+def _totals(page):
+    """Every "Total: x / y" a page states, and every "a becomes b / y" of a penalty."""
+    text = re.sub(r"<[^>]+>", "", page)
+    number = r"(\d+(?:\.\d+)?)"
+    return (re.findall(rf"Total: {number} / {number}", text),
+            re.findall(rf"{number} becomes {number} / {number}", text))
+
+
 def test_the_late_section_is_part_of_the_page_only_with_a_penalty(tmp_path, mle_assignment):
+    """A late student with every autograded point (48) and the manual answers not graded yet
+    (counting 0 of their points): the page states one total, 48 less 20 % = 38.4 out of 48
+    plus the manual points, at the top and in the late section alike."""
     result = _result(mle_assignment, "bob", 1.0)
     top = mle_assignment.max_score
+    overall = top + sum(p for _, p in mle_assignment.manual)
     late = {**Cell(top * 0.8, top, 20.0, 2, "2026-03-04 10:00+00:00", "2026-03-02 23:59+00:00",
                    "<b>times.csv</b>").__dict__, "max_score": top}
     write_feedback(result, mle_assignment, tmp_path / "bob.html", late=late)
     page = (tmp_path / "bob.html").read_text()
     assert page.count("Late submission") == 1 and "2 days after the deadline" in page
-    assert f"{top:g} becomes <strong>{round(top * 0.8, 2):g} / {top:g}</strong>" in page
+    score = f"{round(top * 0.8, 2):g}"
+    assert _totals(page) == ([(score, f"{overall:g}")], [(f"{top:g}", score, f"{overall:g}")])
     assert "&lt;b&gt;times.csv&lt;/b&gt;" in page  # escaped like everything else
     write_feedback(result, mle_assignment, tmp_path / "ok.html", late={**late, "penalty": 0.0})
-    assert "Late submission" not in (tmp_path / "ok.html").read_text()
+    ok = (tmp_path / "ok.html").read_text()
+    assert "Late submission" not in ok and _totals(ok) == ([(f"{top:g}", f"{overall:g}")], [])
+
+
+def test_the_one_total_adds_manual_points_and_takes_the_penalty_of_all_points_earned(
+        tmp_path, mle_assignment):
+    """Half the autograded points (24 of 48), one manual answer graded (2 points), the other
+    not yet; 10 % late. By hand: (24 + 2) * 0.9 = 23.4 out of 48 plus the manual maximum: the
+    top of the page, the late section and the export's number (late.penalised on the same
+    points, graded_folder.shown) agree, and no other total is stated (the manual section
+    gives its own points only)."""
+    from mlcourse_utils.grading.graded_folder import shown, student_total
+    from mlcourse_utils.grading.late import penalised
+
+    result = _result(mle_assignment, "carol", 0.5)
+    (first, first_max), *rest = mle_assignment.manual
+    manual = {first: (2.0, "a start")}
+    overall = mle_assignment.max_score + sum(p for _, p in mle_assignment.manual)
+    late = {**Cell(None, None, 10.0, 1, "a", "b", "times.csv").__dict__}
+    write_feedback(result, mle_assignment, tmp_path / "carol.html", manual=manual, late=late)
+    page = (tmp_path / "carol.html").read_text()
+    expected = f"{round((mle_assignment.max_score / 2 + 2) * 0.9, 2):g}"
+    earned = f"{mle_assignment.max_score / 2 + 2:g}"
+    assert _totals(page) == ([(expected, f"{overall:g}")], [(earned, expected, f"{overall:g}")])
+    total = student_total(result, mle_assignment.manual, manual, 10.0)
+    assert shown(total.score) == shown(penalised(total.earned, 10.0)) == expected
+    assert f"{len(rest)} answer" in page and "not graded yet" in page
 
 
 def test_regenerated_pages_take_the_late_record_and_name_foreign_files(

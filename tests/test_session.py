@@ -143,3 +143,50 @@ def test_visible_tests_run_before_the_hidden_only_ones():
     mine = [t.grade_id for t in assignment.tests if t.task == "model_posterior"]
     assert [g in hidden_only for g in mine] == [False, True, False]
     assert session.grading_budget(assignment, 10) == 10 * (BUDGET_FACTOR + 1)
+
+
+@pytest.mark.slow
+def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
+    """Two tasks lost to the time limit (3 s, which reading the notebook fits in too):
+    ``f``'s answer cell defines f and then loops (the cell never finishes, so f is never
+    defined: before, "does not define a function", counted as not attempted), ``g`` loops
+    when called. Both reasons say "timed out" and are classified as timeouts, at the cell
+    and in the function; ``h`` keeps its point."""
+    import json
+
+    from mlcourse_utils.grading.reasons import classify_reason, timeout_where
+    from mlcourse_utils.grading.submissions import Submission
+
+    root = _course_with(tmp_path, [
+        _cell("import math"),
+        _cell("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _cell("assert f(1) == 1", grade_id="test_f", grade=True, solution=False, points=1),
+        _cell("def g(x):\n    return x", grade_id="g", solution=True, grade=False),
+        _cell("assert g(1) == 1", grade_id="test_g", grade=True, solution=False, points=1),
+        _cell("def h(x):\n    return x", grade_id="h", solution=True, grade=False),
+        _cell("assert h(1) == 1", grade_id="test_h", grade=True, solution=False, points=1),
+    ])
+    a = notebook.load_assignment("demo", root)
+    nb = json.loads((root / "solutions" / "demo" / "demo.ipynb").read_text())
+    sources = {"f": "def f(x):\n    return x\nwhile True:\n    pass\n",
+               "g": "def g(x):\n    while True:\n        pass\n"}
+    for cell in nb["cells"]:
+        gid = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if gid in sources:
+            cell["source"] = sources[gid]
+    result = session.grade_notebook(a, Submission("s", json.dumps(nb).encode()), timeout=3,
+                                    student_timeout=120, memory_mb=1024)
+    scores = {t: result.task_score(t) for t in a.tasks}
+    assert scores == {"f": 0, "g": 0, "h": 1}, (result.reasons, result.refused, result.notes)
+    f_reason, g_reason = result.reasons["f"], result.reasons["g"]
+    assert f_reason.startswith("the cell that defines f (cell 2) did not finish: timed out "
+                               "after 3 s"), f_reason
+    assert g_reason.startswith("timed out after 3 s"), g_reason
+    assert [classify_reason(r) for r in (f_reason, g_reason)] == ["timeout", "timeout"]
+    assert [timeout_where(r) for r in (f_reason, g_reason)] == [
+        "while its cell defined it", "in the function"]
+    (test_f,) = [t for t in result.tests if t.task == "f"]
+    assert test_f.message == f"not run: {f_reason}"
+    assert "does not define" not in test_f.message
+    assert (2, "timed out after 3 s (the time limit per cell and per test)") in \
+        result.cell_errors

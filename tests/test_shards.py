@@ -81,6 +81,24 @@ def test_three_shards_merged_equal_one_run(tmp_path, monkeypatch):
             raw = student[1:] if student.startswith("'=") else student
             assert gb.find_submission(NAME, gradebook_id(raw)).score == pytest.approx(score)
 
+    # Merged into a folder that holds a record of overrides: the joined results, the grade
+    # files, the page and nbgrader's gradebook all take it (the release scores 0 otherwise).
+    again = tmp_path / "again"
+    again.mkdir()
+    task = next(iter(solution))  # the first task
+    (again / "overrides.csv").write_text("student_id,task,points,reason\n"
+                                         f"release,{task},1.5,regrade: a late e-mail\n")
+    proc = subprocess.run([sup.MLCOURSE, "grade-merge", *map(str, shards), "--out", str(again)],
+                          capture_output=True, text=True, cwd=sup.ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "overrides: 1 of" in proc.stderr
+    grades, tasks = sup.read_scores(again)
+    assert grades["release"][0] == 1.5 and tasks["release"][task][0] == 1.5
+    page = (again / "feedback" / "release.html").read_text()
+    assert "set this task's points to 1.5" in page and "regrade: a late e-mail" in page
+    with Gradebook(f"sqlite:///{again / 'gradebook.db'}") as gb:
+        assert gb.find_submission(NAME, "release").score == pytest.approx(1.5)
+
 
 def test_merge_refuses_overlapping_folders(tmp_path):
     from mlcourse_utils.grading.batch import merge_outputs

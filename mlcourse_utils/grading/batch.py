@@ -28,8 +28,9 @@ from pathlib import Path
 
 from .._files import write_text
 from ..course import find_course_root
-from . import analysis, gradebook, isolation, manual, sandbox, times
+from . import analysis, gradebook, isolation, manual, overrides, sandbox, times
 from .intake import LAYOUTS, Intake, collect
+from .late import read_late_notes
 from .notebook import Assignment, imported_by, load_assignment
 from .report import NBGRADER_CONFIG, write_feedback
 from .requirements import check_dependencies
@@ -145,9 +146,10 @@ def _copy_path(out, name, notebook, student):
     return out / "autograded" / gradebook.gradebook_id(student) / name / notebook
 
 
-def _grade_one(assignment, submission, out, parts, failures, **options):
-    """Grade one student and write their feedback page (in the grading thread: the student's
-    own time, not the class's)."""
+def _grade_one(assignment, submission, out, parts, failures, carried, **options):
+    """Grade one student, apply the teaching assistants' overrides of the folder's record to
+    the result and write their feedback page (in the grading thread: the student's own time,
+    not the class's). ``carried``: what the folder keeps across gradings (:class:`_Carried`)."""
     real = submission.submitted
     result = grade_notebook(
         assignment, submission,
@@ -156,7 +158,8 @@ def _grade_one(assignment, submission, out, parts, failures, **options):
         manual_dir=parts if real and assignment.manual else None, **options)
     if isolation.interrupted():
         return None  # (its sandbox was stopped under it: not a grade, nothing is written)
-    _write_feedback(result, assignment, out, failures)
+    overrides.apply_to(result, carried.record, _maxima(assignment))
+    _write_feedback(result, assignment, out, failures, carried)
     return result
 
 
@@ -198,11 +201,28 @@ def _sigterm_interrupts():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write_feedback(result, assignment, out, failures):
+@dataclasses.dataclass
+class _Carried:
+    """What a graded folder keeps across gradings into it: the record of overrides and the
+    late penalties of the last export, which every page written again shows."""
+
+    record: dict
+    late: dict
+
+    @classmethod
+    def read(cls, out):
+        return cls(overrides.read_record(out), read_late_notes(out))
+
+
+def _maxima(assignment):
+    return {task: assignment.task_max(task) for task in assignment.tasks}
+
+
+def _write_feedback(result, assignment, out, failures, carried):
     start = time.monotonic()
     _safe_write("the feedback page", result.student, functools.partial(
-        write_feedback, result, assignment, out / "feedback" / f"{result.student}.html"),
-        failures)
+        write_feedback, result, assignment, out / "feedback" / f"{result.student}.html",
+        late=carried.late.get(result.student)), failures)
     result.seconds += time.monotonic() - start
 
 
@@ -236,7 +256,9 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     each student is in the LMS goes to ``out/intake.json``. An output folder inside
     SUBMISSIONS is refused, and so is one holding a teaching assistant's work (filled
     manual-grading CSVs, imported points) unless ``force`` (that work is then moved aside,
-    :func:`.manual.set_aside`, never deleted).
+    :func:`.manual.set_aside`, never deleted). The overrides of autograded tasks in the
+    folder's record (:mod:`.overrides`) are kept and applied to the new results; those that no
+    longer fit are named and stay in the record.
     """
     check_dependencies()
     root = Path(root) if root else find_course_root()
@@ -256,11 +278,12 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         raise ValueError(f"{out} holds work of a teaching assistant that grading again would "
                          "replace: " + "; ".join(kept) + ". Grade into another folder, or pass "
                          "--force (that work is then moved aside, not deleted)")
+    carried = _Carried.read(out)  # a broken record stops before anything is graded
     people = Roster(read_roster(roster)) if roster is not None else None
     intake = collect(name, submissions, assignment.notebook, people)
     with _sigterm_interrupts():
-        return _grade_intake(name, assignment, root, submissions, out, intake, kept, jobs=jobs,
-                             timeout=timeout, memory_mb=memory_mb, progress=progress,
+        return _grade_intake(name, assignment, root, submissions, out, intake, kept, carried,
+                             jobs=jobs, timeout=timeout, memory_mb=memory_mb, progress=progress,
                              student_timeout=student_timeout, shard=shard, secret=secret,
                              require_isolation=require_isolation, verbose=verbose)
 
@@ -295,8 +318,8 @@ def _running(started, student, grade, *args, **kwargs):
         started.pop(student, None)
 
 
-def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, jobs, timeout,
-                  memory_mb, progress, student_timeout, shard, secret, require_isolation,
+def _grade_intake(name, assignment, root, submissions, out, intake, kept, carried, *, jobs,
+                  timeout, memory_mb, progress, student_timeout, shard, secret, require_isolation,
                   verbose=False):
     from tqdm import tqdm
 
@@ -337,7 +360,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
             pool.submit(_running, started, student, _grade_one, assignment, submission, out,
-                        Path(parts) / str(n), failures, **options): student
+                        Path(parts) / str(n), failures, carried, **options): student
             for n, (student, submission) in enumerate(students.items())
         }
         bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
@@ -359,11 +382,13 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, *, job
                 results[student] = GradeResult.zero(
                     student, assignment,
                     f"internal grader error: {type(exc).__name__}: {clean_text(str(exc), 300)}")
-                _write_feedback(results[student], assignment, out, failures)
+                overrides.apply_to(results[student], carried.record, _maxima(assignment))
+                _write_feedback(results[student], assignment, out, failures, carried)
             _to_gradebook(book, results[student])  # written while the others are graded
             bar.update(1)
         bar.close()
         book.done()  # it closes the gradebook while the class's files are written
+        _keep_overrides(out, carried.record, results, assignment)
         write_csvs(results, assignment, out)
         # The manual-grading pages (each student's answer rendered while they were graded) and
         # the submission times found in the submissions (`mlcourse export` uses them only when
@@ -412,7 +437,22 @@ def _peak_memory_mb():
 
 
 def _to_gradebook(book, result):
-    book.write(result.student, {t.grade_id: t.earned for t in result.tests})
+    book.write(result.student, {t.grade_id: t.earned for t in result.tests},
+               overrides.cell_points(result))
+
+
+def _keep_overrides(out, record, results, assignment):
+    """Apply the record of overrides to the class's results (each student's was applied as
+    they were graded) and write it again with the new autograded points; say what it did."""
+    maxima = _maxima(assignment)
+    unfit = overrides.apply(results, record, maxima)
+    if not record:
+        return
+    path = overrides.write_record(out, record, results, maxima)
+    print(f"overrides: {len(record) - len(unfit)} of {path} applied again to the new results",
+          file=sys.stderr)
+    for line in unfit:
+        print(f"warning: overrides: {line} (kept in {path.name})", file=sys.stderr)
 
 
 def _finish_gradebook(book):
@@ -428,7 +468,9 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
     what one run writes), feedback pages and gradebook copies are copied, the manual-grading
     pages are made again from the copies, and the gradebook is built for the whole class. A
-    defence counts as in force when it was in every shard. Raises ValueError when the folders
+    defence counts as in force when it was in every shard. The overrides of the shards'
+    records and of ``out``'s (:mod:`.overrides`) are applied to the joined results, and the
+    pages written again with them. Raises ValueError when the folders
     are not shards of one assignment or a student appears twice, and when ``out`` holds a
     teaching assistant's work (unless ``force``, which moves it aside as :func:`grade_class`).
     """
@@ -456,6 +498,11 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
         raise ValueError(f"{out} holds work of a teaching assistant that merging would replace: "
                          + "; ".join(kept) + ". Merge into another folder, or pass --force "
                          "(that work is then moved aside, not deleted)")
+    carried = _Carried.read(out)
+    record = {}  # the shards' overrides (if a teaching assistant imported some), then out's
+    for folder in [*outs, out]:
+        record.update(overrides.read_record(folder))
+    carried.record = record
     out.mkdir(parents=True, exist_ok=True)
     for line in manual.set_aside(out) if kept else []:
         print(f"--force: {line}", file=sys.stderr)
@@ -466,8 +513,13 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
             if (Path(folder) / sub).is_dir():
                 shutil.copytree(Path(folder) / sub, out / sub, dirs_exist_ok=True)
     results = dict(sorted(results.items()))
+    _keep_overrides(out, record, results, assignment)
+    failures = []
+    (out / "feedback").mkdir(exist_ok=True)
     for result in results.values():
         _to_gradebook(book, result)
+        if record or carried.late:  # the shards' pages do not have them
+            _write_feedback(result, assignment, out, failures, carried)
     book.done()
     write_csvs(results, assignment, out)
     write_results(results, assignment, out, defences)
@@ -483,6 +535,8 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
             failed = analysis.manual_fragments(assignment, copies, Path(parts))
             manual.write_bundle(out, assignment, list(copies), root, parts, failed)
     _finish_gradebook(book)
+    for line in failures:
+        print(f"warning: {line}", file=sys.stderr)
     return assignment, results
 
 

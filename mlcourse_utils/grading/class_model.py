@@ -63,6 +63,8 @@ class TaskStats:
     fail_top: float | None            # share without full marks in the top third (by the rest)
     fail_bottom: float | None         # ... in the bottom third
     flags: list[str]
+    timed_out: int = 0                # students who lost points of it to a timeout
+    overridden: int = 0               # students whose points of it a teaching assistant set
 
 
 @dataclasses.dataclass
@@ -74,14 +76,15 @@ class CheckStats:
     wrong: int           # a wrong result
     raised: int          # the function raised an error or returned something uncheckable
     not_attempted: int   # the stub was left (NotImplementedError)
-    not_answer: int      # lost for a reason that is not the answer (timeout, memory, ...)
+    not_answer: int      # lost for a reason that is not the answer (memory, ...) or not run
     fail_top: float | None = None     # failed share in the top third of those who attempted
     fail_bottom: float | None = None  # ... in the bottom third (thirds by the rest score)
     flags: list[str] = dataclasses.field(default_factory=list)
+    timed_out: int = 0   # the function ran out of time on this check
 
     @property
     def failed(self) -> int:
-        return self.wrong + self.raised
+        return self.wrong + self.raised + self.timed_out
 
     @property
     def share(self) -> float | None:
@@ -95,6 +98,27 @@ class Failure:
     student: str
     category: str
     task: str
+    reason: str
+
+
+@dataclasses.dataclass
+class Timeout:
+    """One task of one student lost (in part) to a timeout: about the answer, not a regrade."""
+
+    student: str
+    task: str
+    where: str   # "in the function" or "while its cell defined it"
+    reason: str
+
+
+@dataclasses.dataclass
+class Override:
+    """One task's points set by a teaching assistant (``overrides.csv``)."""
+
+    student: str
+    task: str
+    points: float
+    autograded: float
     reason: str
 
 
@@ -128,6 +152,8 @@ class AssignmentReport:
     checks: list[CheckStats]
     failures: list[Failure]
     late: Late
+    timeouts: list[Timeout] = dataclasses.field(default_factory=list)
+    overrides: list[Override] = dataclasses.field(default_factory=list)
 
     @property
     def name(self) -> str:

@@ -5,12 +5,17 @@ From one or more graded folders (read by :mod:`.graded_folder`),
 
 * the distribution of total and task scores (mean, median, shares of full, partial and zero);
 * the checks that failed most often, in the words the feedback uses (each test cell's
-  description), counted over the students who attempted the task;
+  description), counted over the students who attempted the task (a check on which the
+  function ran out of time counts as failed, "timed out");
+* the tasks lost to a timeout, in the function or while its cell defined it (about the answer:
+  counted in the task's statistics, never offered as a regrade);
+* the task points a teaching assistant set (``overrides.csv``): task scores, totals and the
+  item analysis use them;
 * an item analysis per task: difficulty (mean score / max) and discrimination (the correlation
   of the task score with the rest of the assignment), with flags for tasks that nearly everyone
   fails and for tasks the strongest students fail as often as the weakest;
-* the failures that are not about the answer (time and memory limits, refused or unreadable
-  notebooks, forbidden calls, delegation, tampering, late penalties when a due-date
+* the failures that are not about the answer (the total time and memory limits, refused or
+  unreadable notebooks, forbidden calls, delegation, tampering, late penalties when a due-date
   configuration is given);
 * manual-grading progress per manually graded cell;
 
@@ -81,16 +86,18 @@ def _tables(r: AssignmentReport, folder: Path, anonymous: bool) -> None:
     """The CSV files of an assignment's tables (per student only in the instructor's copy)."""
     _write_csv(folder / f"{r.slug}_tasks.csv",
                ["task", "max_score", "students", "mean", "median", "full", "partial", "zero",
-                "difficulty", "discrimination", "fail_top_third", "fail_bottom_third", "flags"],
+                "difficulty", "discrimination", "fail_top_third", "fail_bottom_third", "flags",
+                "lost_to_a_timeout", "overridden"],
                [[t.task, num(t.max_score), t.n, num(t.mean, 4), num(t.median, 4), t.full,
                  t.partial, t.zero, num(t.difficulty, 4), num(t.discrimination, 4),
-                 num(t.fail_top, 4), num(t.fail_bottom, 4), "; ".join(t.flags)]
-                for t in r.tasks])
+                 num(t.fail_top, 4), num(t.fail_bottom, 4), "; ".join(t.flags), t.timed_out,
+                 t.overridden] for t in r.tasks])
     _write_csv(folder / f"{r.slug}_checks.csv",
                ["task", "check", "kind", "description", "points", "attempted", "failed",
-                "wrong_result", "raised_error", "not_attempted", "lost_not_for_the_answer"],
+                "wrong_result", "raised_error", "timed_out", "not_attempted",
+                "lost_not_for_the_answer"],
                [[c.check.task, c.check.grade_id, c.check.kind, c.check.description,
-                 num(c.check.points), c.attempted, c.failed, c.wrong, c.raised,
+                 num(c.check.points), c.attempted, c.failed, c.wrong, c.raised, c.timed_out,
                  c.not_attempted, c.not_answer] for c in r.checks])
     _write_csv(folder / f"{r.slug}_not_the_answer.csv", ["category", "what", "students"],
                [[k, CATEGORIES.get(k, "late penalty"), n]
@@ -104,6 +111,12 @@ def _tables(r: AssignmentReport, folder: Path, anonymous: bool) -> None:
     _write_csv(folder / f"{r.slug}_not_the_answer_students.csv",
                ["student_id", "category", "task", "reason"],
                [[f.student, f.category, f.task, f.reason] for f in r.failures])
+    _write_csv(folder / f"{r.slug}_timeouts.csv", ["student_id", "task", "where", "reason"],
+               [[x.student, x.task, x.where, x.reason] for x in r.timeouts])
+    _write_csv(folder / f"{r.slug}_overrides.csv",
+               ["student_id", "task", "points", "autograded", "reason"],
+               [[o.student, o.task, num(o.points), num(o.autograded), o.reason]
+                for o in r.overrides])
     if r.late.available:
         _write_csv(folder / f"{r.slug}_late.csv",
                    ["student_id", "submitted", "deadline", "days_late", "penalty_percent"],

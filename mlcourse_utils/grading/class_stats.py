@@ -29,12 +29,14 @@ from .class_model import (
     ClassReport,
     Failure,
     Late,
+    Override,
     ReportError,
     TaskStats,
+    Timeout,
     is_full,
 )
 from .graded_folder import GradedFolder, StudentRecord
-from .reasons import NOT_IMPLEMENTED, NOT_RUN, classify_reason, non_answer_failures
+from .reasons import NOT_IMPLEMENTED, NOT_RUN, classify_reason, non_answer_failures, timeouts
 from .text import plural
 
 # ------------------------------------------------------------------ statistics
@@ -133,6 +135,11 @@ def _check_stats(graded: GradedFolder, participants: Iterable[str]) -> list[Chec
             if is_full(outcome.earned, row.check.points):
                 row.attempted += 1
                 failed_by[gid][student] = False
+            elif (classify_reason(outcome.message) == "timeout"
+                  and not outcome.message.startswith("not run")):  # it ran out of time here
+                row.attempted += 1
+                row.timed_out += 1
+                failed_by[gid][student] = True
             elif (task in rec.reasons or outcome.message.startswith(NOT_RUN)
                   or "MemoryError" in outcome.message):
                 row.not_answer += 1
@@ -236,10 +243,18 @@ def assignment_report(graded: GradedFolder, slug: str, config: Any = None,
                 for s in students
                 for category, task, reason in non_answer_failures(graded.students[s],
                                                                    checks_by_id)]
+    lost = [Timeout(s, task, where, reason) for s in participants
+            for task, where, reason in timeouts(graded.students[s])]
+    overrides = [Override(s, task, *graded.students[s].overrides[task])
+                 for s in students for task in graded.tasks
+                 if task in graded.students[s].overrides]
+    for t in tasks:
+        t.timed_out = sum(1 for x in lost if x.task == t.task)
+        t.overridden = sum(1 for o in overrides if o.task == t.task)
     return AssignmentReport(
         graded, slug, students, participants, totals, _mean(values), _median(values), full,
         len(values) - full - zero, zero, _histogram(values, top), tasks,
-        checks, failures, _late(graded, config, config_note))
+        checks, failures, _late(graded, config, config_note), lost, overrides)
 
 
 def build_report(folders: Sequence[GradedFolder], threshold: float = DEFAULT_THRESHOLD,

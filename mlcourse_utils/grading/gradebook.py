@@ -38,13 +38,17 @@ class Writer:
         self.proc, self._log, self._broken = proc, log, False
         self._error: str | None = None
 
-    def write(self, student: str, grades: Mapping[str, float]) -> None:
-        """Send one student's ``{grade_id: points}``; the process writes it while others are
-        graded. Never raises: a process that has stopped is reported by :meth:`finish`."""
+    def write(self, student: str, grades: Mapping[str, float],
+              overrides: Mapping[str, float] | None = None) -> None:
+        """Send one student's ``{grade_id: points}`` of the test cells, and the points a
+        teaching assistant set on some of them (``overrides``, nbgrader's ``manual_score``; any
+        other test cell's is cleared); the process writes them while others are graded. Never
+        raises: a process that has stopped is reported by :meth:`finish`."""
         if self._broken:
             return
+        line = {"student": student, "grades": dict(grades), "overrides": dict(overrides or {})}
         try:
-            self.proc.stdin.write(json.dumps({"student": student, "grades": dict(grades)}) + "\n")
+            self.proc.stdin.write(json.dumps(line) + "\n")
             self.proc.stdin.flush()
         except (OSError, ValueError):  # it exited (its error is in the log)
             self._broken = True
@@ -133,7 +137,9 @@ def opened(db: Path | str) -> Iterator[Any]:
 
 def totals(db: Path | str, name: str) -> tuple[float, dict[str, float], list[str]]:
     """``(max score, {gradebook id: total}, [gradebook ids with manual cells to grade])`` of
-    assignment ``name``: nbgrader's totals, autograded plus the manual points imported."""
+    assignment ``name``: nbgrader's totals, autograded (or overridden, :func:`write_overrides`)
+    plus the manual points imported. The export's totals are :func:`.graded_folder.read_graded`'s;
+    these agree with them."""
     with opened(db) as gb:
         assignment = gb.find_assignment(name)
         scores, ungraded = {}, []
@@ -197,6 +203,33 @@ def write_manual_points(db: Path | str, name: str,
     return counts
 
 
+def write_overrides(db: Path | str, name: str,
+                    overrides: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """Set the teaching assistants' overrides of autograded cells as nbgrader's own: the
+    ``manual_score`` of a test cell (``{student: {test grade_id: points}}``), which nbgrader's
+    totals take instead of the autograded score; every other test cell's ``manual_score`` is
+    cleared (an override withdrawn). Manually graded cells are left alone. Returns the students
+    of ``overrides`` that the gradebook lacks (their rows could not be written by grading)."""
+    with opened(db) as gb:
+        notebook = _notebook(gb, name, db)
+        manual = set(_manual_max(notebook))
+        wanted = {gradebook_id(s): cells for s, cells in overrides.items()}
+        seen = set()
+        for submitted in notebook.submissions:
+            sid = submitted.student.id
+            seen.add(sid)
+            cells = wanted.get(sid, {})
+            for grade in submitted.grades:
+                if grade.name in manual:
+                    continue
+                value = cells.get(grade.name)
+                if grade.manual_score != value:
+                    grade.manual_score = value
+                grade.needs_manual_grade = False
+        gb.db.commit()
+    return sorted(s for s in overrides if gradebook_id(s) not in seen)
+
+
 def manual_points(db: Path | str, name: str,
                   students: Iterable[str]) -> dict[str, dict[str, tuple[float | None, str]]]:
     """``{student: {grade_id: (manual points or None, comment)}}`` of ``name`` in ``db``
@@ -232,11 +265,20 @@ def _read_only(db):
     return contextlib.closing(sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True))
 
 
+#: The cells a teaching assistant grades by hand: grade cells that are also solution cells.
+_MANUAL_CELL = """EXISTS (SELECT 1 FROM base_cell sc JOIN solution_cells s ON s.id = sc.id
+                          WHERE sc.name = bc.name AND sc.notebook_id = bc.notebook_id)"""
+
+
 def imported_count(db: Path | str) -> int:
-    """How many grades of ``db`` hold manual points or comments (0 when it cannot be read)."""
+    """How many grades of manually graded cells of ``db`` hold points, and how many comments
+    it holds (0 when it cannot be read). Overrides of autograded cells do not count: grading
+    again applies them again (:mod:`.overrides`)."""
     try:
         with _read_only(db) as con:
-            points = con.execute("SELECT count(*) FROM grade WHERE manual_score IS NOT NULL")
+            points = con.execute("SELECT count(*) FROM grade g JOIN base_cell bc "
+                                 "ON bc.id = g.cell_id WHERE g.manual_score IS NOT NULL AND "
+                                 + _MANUAL_CELL)
             comments = con.execute("SELECT count(*) FROM comment WHERE manual_comment IS NOT "
                                    "NULL AND manual_comment != ''")
             return points.fetchone()[0] + comments.fetchone()[0]
@@ -260,8 +302,7 @@ def manual_progress(db: Path | str, name: str) -> dict[str, tuple[float, int]] |
         JOIN assignment a ON a.id = nb.assignment_id
         LEFT JOIN grade g ON g.cell_id = gc.id
         WHERE a.name = ?
-          AND EXISTS (SELECT 1 FROM base_cell sc JOIN solution_cells s ON s.id = sc.id
-                      WHERE sc.name = bc.name AND sc.notebook_id = bc.notebook_id)
+          AND """ + _MANUAL_CELL + """
         GROUP BY bc.name, gc.max_score
     """
     try:
@@ -385,9 +426,11 @@ def _main(args):
             try:  # one student's failure is reported and costs no other student their row
                 gb.update_or_create_student(sid)
                 gb.update_or_create_submission(name, sid)
+                overrides = data.get("overrides") or {}
                 for gid, earned in data["grades"].items():
                     grade = gb.find_grade(gid, nb_name, name, sid)
                     grade.auto_score = earned
+                    grade.manual_score = overrides.get(gid)  # nbgrader's override, or none
                     grade.needs_manual_grade = False
                 for gid in args["manual"]:
                     grade = gb.find_grade(gid, nb_name, name, sid)

@@ -1,8 +1,12 @@
 """The one reader of a graded folder (what `mlcourse grade` or `grade-merge` wrote), for reports.
 
-A graded folder holds ``grades.csv``, ``task_scores.csv``, ``results.json`` (every test's
-outcome, the reasons for withheld points, notes), ``timestamps.json``, ``feedback/``,
-``manual/`` and nbgrader's ``gradebook.db``. :func:`read_graded_folder` reads them all as data
+It also decides a student's total (:func:`student_total`, shown by :func:`shown`): the export
+writes it and every feedback page shows it.
+
+A graded folder holds ``grades.csv``, ``task_scores.csv`` (the autograded points, a teaching
+assistant's overrides applied), ``results.json`` (every test's outcome, the reasons for
+withheld points, the overrides, notes), ``timestamps.json``, ``feedback/``, ``manual/`` and
+nbgrader's ``gradebook.db``. :func:`read_graded_folder` reads them all as data
 into one :class:`GradedFolder`: any of them may be missing, older or written by a newer grader
 (unknown keys are ignored, missing ones take defaults), and every gap is recorded in
 ``GradedFolder.gaps`` in words instead of raised. Only a folder that holds none of the grade
@@ -23,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from . import gradebook
+from .late import penalised
+from .overrides import task_maxima
+from .results import GradeResult
 from .text import plural
 
 
@@ -58,6 +65,9 @@ class StudentRecord:
     task_scores: dict[str, float] = dataclasses.field(default_factory=dict)
     outcomes: dict[str, Outcome] = dataclasses.field(default_factory=dict)  # check -> outcome
     reasons: dict[str, str] = dataclasses.field(default_factory=dict)       # task -> reason
+    #: task -> (points, the autograded points they replace, reason): a teaching assistant's
+    #: override (the task's score above is already the override's points)
+    overrides: dict[str, tuple[float, float, str]] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
     in_results: bool = False      # has an entry in results.json
     submitted: bool | None = None  # timestamps.json: a notebook was found (None: unknown)
@@ -281,6 +291,13 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
                                             _str(test.get("message")))
             reasons = entry.get("reasons") if isinstance(entry.get("reasons"), dict) else {}
             rec.reasons = {str(k): v for k, v in reasons.items() if isinstance(v, str)}
+            given = entry.get("overrides") if isinstance(entry.get("overrides"), dict) else {}
+            for task, o in given.items():
+                value = _number(o.get("points")) if isinstance(o, dict) else None
+                if value is not None:
+                    auto = sum(out.earned for gid, out in rec.outcomes.items()
+                               if checks[gid].task == task)
+                    rec.overrides[str(task)] = (value, auto, _str(o.get("reason")))
             notes = entry.get("notes") if isinstance(entry.get("notes"), list) else []
             rec.notes = [n for n in notes if isinstance(n, str)]
     elif data is not None:
@@ -344,7 +361,9 @@ def read_graded_folder(folder: Path | str, root: Path | str | None = None) -> Gr
             task_max[task] = from_checks
     for rec in students.values():
         for task in tasks:
-            if task not in rec.task_scores and rec.outcomes:
+            if task not in rec.task_scores and task in rec.overrides:
+                rec.task_scores[task] = rec.overrides[task][0]
+            elif task not in rec.task_scores and rec.outcomes:
                 rec.task_scores[task] = sum(o.earned for gid, o in rec.outcomes.items()
                                             if checks[gid].task == task)
         rec.score = totals.get(rec.student, sum(rec.task_scores.values()))
@@ -406,6 +425,68 @@ def describe_gaps(folders: Mapping[str, GradedFolder]) -> list[str]:
     return [f"{name}: {gap}" for name, graded in folders.items() for gap in graded.gaps]
 
 
+# ------------------------------------------------------------------ one total
+
+
+def shown(points: float) -> str:
+    """A total as the export writes it and every page shows it: to two decimals (``38.4``)."""
+    return f"{round(points, 2):g}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Total:
+    """One student's total on one assignment: the one number the export writes and every page
+    shows (decided here, by :func:`student_total`).
+
+    The autograded points (each task's, a teaching assistant's override where there is one),
+    plus the points graded by hand (an answer not graded yet counts 0 until it is), less the
+    late penalty of the last export (a percentage of the points earned, :func:`.late.penalised`).
+    """
+
+    autograded: float
+    autograded_max: float
+    manual: float = 0.0
+    manual_max: float = 0.0
+    pending: tuple[str, ...] = ()   # manually graded cells without points yet
+    penalty: float = 0.0            # percent of the points earned
+    overridden: tuple[str, ...] = ()  # tasks whose points a teaching assistant set
+
+    @property
+    def earned(self) -> float:
+        """Autograded plus graded by hand, before a late penalty."""
+        return self.autograded + self.manual
+
+    @property
+    def score(self) -> float:
+        """The total: :attr:`earned` less the late penalty."""
+        return penalised(self.earned, self.penalty)
+
+    @property
+    def max_score(self) -> float:
+        return self.autograded_max + self.manual_max
+
+
+def student_total(result: GradeResult, manual: Iterable[tuple[str, float]],
+                  points: Mapping[str, tuple[float | None, str]] | None = None,
+                  penalty: float = 0.0, autograded_max: float | None = None) -> Total:
+    """The :class:`Total` of one student's ``result``.
+
+    ``manual``: the assignment's manually graded cells ``(grade_id, maximum)``; ``points``:
+    what ``grade-import`` loaded for this student (``{grade_id: (points or None, comment)}``,
+    :func:`.gradebook.manual_points`; None: nothing yet); ``penalty``: the late penalty in
+    percent (``late.json`` of the last export); ``autograded_max``: the assignment's autograded
+    maximum (default: the points of the result's tests, which are every test).
+    """
+    cells = list(manual)
+    given = points or {}
+    got = {gid: given.get(gid, (None, ""))[0] for gid, _ in cells}
+    top = sum(t.points for t in result.tests) if autograded_max is None else autograded_max
+    return Total(result.score, float(top), float(sum(p for p in got.values() if p is not None)),
+                 float(sum(m for _, m in cells)),
+                 tuple(gid for gid, p in got.items() if p is None), float(penalty),
+                 tuple(result.overrides))
+
+
 # ------------------------------------------------------------------ totals for an export
 
 
@@ -415,37 +496,37 @@ class Graded:
 
     name: str
     folder: Path
-    max_score: float
-    scores: dict[str, float]          # student -> points (autograded + manual)
+    max_score: float                  # autograded and manual
+    scores: dict[str, float]          # student -> points earned (before a late penalty)
     ungraded: list[str]               # students with manual cells still to grade
     times: dict[str, dict[str, Any]]  # student -> {"submitted", "time", "source"}
+    totals: dict[str, Total] = dataclasses.field(default_factory=dict)  # student -> Total
 
 
-def read_graded(folder: Path | str) -> Graded:
-    """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not)."""
+def read_graded(folder: Path | str, root: Path | str | None = None) -> Graded:
+    """A folder written by ``mlcourse grade`` as :class:`Graded` (ValueError if it is not):
+    each student's :class:`Total` from ``results.json`` (overrides applied) and the manual
+    points of ``gradebook.db``; without a gradebook the manually graded cells are the source
+    notebook's (``root``: the course folder; found from the working directory when None), all
+    still to grade."""
     folder = Path(folder)
     from .results import read_results
 
     results = read_results(folder)
     db = folder / "gradebook.db"
     if db.is_file():
-        from .gradebook import gradebook_id, totals
-
-        max_score, by_book, ungraded = totals(db, results.name)
-        ours = {gradebook_id(s): s for s in results.results}
-        scores = {ours[b]: v for b, v in by_book.items() if b in ours}
-        ungraded = sorted(ours[b] for b in ungraded if b in ours)
-        # A student the gradebook lacks (its row could not be written) keeps the autograded
-        # score and is listed with the ones still to grade by hand.
-        for student in sorted(set(results.results) - set(scores)):
-            scores[student] = results.results[student].score
-            ungraded.append(student)
+        manual_max, _ = gradebook.manual_layout(db, results.name)
+        manual = list(manual_max.items())
+        points = gradebook.manual_points(db, results.name, results.results)
     else:
         from .notebook import load_assignment
 
-        max_score = load_assignment(results.name).max_score
-        scores = {s: r.score for s, r in results.results.items()}
-        ungraded = []
+        manual, points = load_assignment(results.name, root).manual, {}
+    autograded_max = sum(task_maxima(results.results).values())
+    totals = {s: student_total(r, manual, points.get(s), autograded_max=autograded_max)
+              for s, r in results.results.items()}
     times_path = folder / "timestamps.json"
     times = json.loads(times_path.read_text(encoding="utf-8")) if times_path.is_file() else {}
-    return Graded(results.name, folder, max_score, scores, ungraded, times)
+    return Graded(results.name, folder, autograded_max + sum(m for _, m in manual),
+                  {s: t.earned for s, t in totals.items()},
+                  sorted(s for s, t in totals.items() if t.pending), times, totals)

@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 DAY = dt.timedelta(days=1)
 
 
+def penalised(points: float, percent: float) -> float:
+    """``points`` less a late penalty of ``percent`` % of them (the one place that applies it)."""
+    return points * (1 - percent / 100)
+
+
 @dataclasses.dataclass
 class LatePolicy:
     """The late rule: a percentage of the points earned per started day late, capped."""
@@ -219,7 +224,7 @@ def cells(graded: Graded, matched: Mapping[int, str], roster: Sequence[Student],
         if source:
             sources[source] = sources.get(source, 0) + 1
         raw = graded.scores[gid]
-        cell = Cell(raw * (1 - percent / 100), raw, percent, days,
+        cell = Cell(penalised(raw, percent), raw, percent, days,
                     submitted.isoformat(" ", "minutes") if submitted else None,
                     deadline.isoformat(" ", "minutes") if deadline else None, source, problem)
         if percent > 0:

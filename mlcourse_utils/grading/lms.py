@@ -1,12 +1,12 @@
 """Grades for a learning management system (``mlcourse export``): Canvas and Moodle files.
 
 ``mlcourse export`` reads one graded folder per assignment (:func:`.graded_folder.read_graded`:
-nbgrader's totals in ``gradebook.db``, autograded plus the manual points that ``mlcourse
-grade-import`` loaded; without a gradebook, the autograded ``results.json``), the roster
+each student's :class:`~.graded_folder.Total`, the autograded points with a teaching
+assistant's overrides plus the manual points that ``mlcourse grade-import`` loaded), the roster
 (:mod:`.roster`), the due dates and late rule (:mod:`.late`) and the submission times
 (:mod:`.times`), and writes the grade file Canvas or Moodle imports (:func:`export`). Each late
-student's penalty is recorded in the graded folder and shown in their feedback page, which is
-written again by :mod:`.report`.
+student's penalty is recorded in the graded folder, and every feedback page is written again
+by :mod:`.report` with the same total as the file.
 :func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_open
-from .graded_folder import read_graded
+from .graded_folder import read_graded, shown
 from .intake import read_lms_entries
 from .late import Cell, read_config, write_late_notes
 from .late import cells as late_cells
@@ -57,6 +57,10 @@ class Export:
     unidentified: list[str] = dataclasses.field(default_factory=list)
     #: assignment -> [graded ids the LMS's download marked late] (Canvas's ``_late_``)
     lms_late: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {graded id the LMS marked late: what the export did about it, in words}
+    lms_late_done: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> [graded ids with task points set by a teaching assistant]
+    overridden: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     #: assignment -> why its feedback pages could not be written again (the grade file is)
     feedback_problems: dict[str, str] = dataclasses.field(default_factory=dict)
     #: assignment -> {graded id: why it is nobody's in the roster} (from an LMS download: its
@@ -65,11 +69,7 @@ class Export:
 
 
 def _fmt(x):
-    return "" if x is None else f"{round(x, 2):g}"
-
-
-def _fmt(x):
-    return "" if x is None else f"{round(x, 2):g}"
+    return "" if x is None else shown(x)
 
 
 #: The header Canvas gives an assignment's column: ``Title (assignment id)``.
@@ -183,6 +183,12 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
         report.time_sources[graded.name] = sources
         report.lms_late[graded.name] = sorted(g for g, info in graded.times.items()
                                               if info.get("lms_late") and g in graded.scores)
+        report.overridden[graded.name] = sorted(g for g, t in graded.totals.items()
+                                                if t.overridden)
+        by_graded = {gid: cells[i] for i, gid in matched.items()}
+        report.lms_late_done[graded.name] = {
+            g: _lms_late_done(g, by_graded.get(g), late, undated, clashes)
+            for g in report.lms_late[graded.name]}
         report.conflicts[graded.name] = {
             roster[i].name or roster[i].email or roster[i].student_id: ids
             for i, ids in clashes.items()}
@@ -215,6 +221,25 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
         except (OSError, ValueError) as exc:  # the grade file stands; the pages wait
             report.feedback_problems[graded.name] = clean_text(str(exc), 300)
     return report
+
+
+def _lms_late_done(gid, cell, late, undated, clashes):
+    """What the export did about a submission the LMS marked late, in words (``cell``: its
+    grade in the file, None when it is not exported)."""
+    if cell is None or cell.score is None:
+        clash = any(gid in ids for ids in clashes.values())
+        return ("not exported (several submissions match one student)" if clash
+                else "not exported (no roster entry)")
+    if gid in late:
+        return f"penalised {late[gid].penalty:g} % (time from {late[gid].source})"
+    if gid in undated:
+        return ("no penalty: no submission time (give --times, or grade from a zip download "
+                "that records the times)")
+    if cell.deadline is None:
+        return "no penalty: no due date for it in --config"
+    if cell.submitted is None:
+        return "no penalty: no submission time"
+    return f"no penalty: on time by its deadline {cell.deadline} (time from {cell.source})"
 
 
 # ------------------------------------------------------------------ feedback files for the LMS

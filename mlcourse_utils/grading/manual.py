@@ -31,8 +31,8 @@ by grading again; :func:`set_aside` moves it to ``OUT/kept/`` when the grader is
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
-import math
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_open, write_bytes, write_text
-from . import gradebook
+from . import gradebook, overrides
 from .answers import environment, render_markdown
 from .notebook import (
     Assignment,
@@ -51,8 +51,8 @@ from .notebook import (
     strip_nbgrader_markers,
 )
 from .requirements import INSTALL, MATHJAX_FILE, mathjax_files
-from .results import read_results
-from .text import clean_text, csv_text, plural
+from .results import read_results, write_csvs, write_results
+from .text import clean_text, csv_text, from_csv_text, parse_points, plural
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)
@@ -185,21 +185,6 @@ class FilledCsvError(ValueError):
     """A filled CSV that cannot be imported (every problem, one per line)."""
 
 
-def _unquoted(text):
-    """A cell as written by :func:`~.text.csv_text` (or the page's script) read back: the
-    ``'`` put before a leading formula character is removed."""
-    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r") \
-        else text
-
-
-def _parse_points(text):
-    try:
-        value = float(str(text).strip().replace(",", "."))
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
 def read_filled(paths: Iterable[Path | str], students: Collection[str],
                 manual: Mapping[str, float]) -> dict[tuple[str, str], tuple[float, str]]:
     """Rows of filled CSVs as ``{(student, grade_id): (points, comment)}``; blank points skipped.
@@ -223,7 +208,7 @@ def read_filled(paths: Iterable[Path | str], students: Collection[str],
                     raw_student = (row.get("student_id") or "").strip()
                     gid = (row.get("grade_id") or "").strip()
                     points_text = (row.get("points") or "").strip()
-                    comment = _unquoted(clean_text(row.get("comment") or "", 5000).strip())
+                    comment = from_csv_text(clean_text(row.get("comment") or "", 5000).strip())
                     if not raw_student and not gid and not points_text:
                         continue
                     student = by_cell_text.get(raw_student)
@@ -238,7 +223,7 @@ def read_filled(paths: Iterable[Path | str], students: Collection[str],
                         continue
                     if not points_text:
                         continue  # not graded yet
-                    points = _parse_points(points_text)
+                    points = parse_points(points_text)
                     if points is None or not 0 <= points <= manual[gid]:
                         problems.append(f"{where}: points {clean_text(points_text, 30)!r} for "
                                         f"{student} must be a number from 0 to {manual[gid]:g}")
@@ -258,25 +243,96 @@ def read_filled(paths: Iterable[Path | str], students: Collection[str],
     return rows
 
 
-def import_points(graded: Path | str, paths: Iterable[Path | str]) -> dict[str, int]:
-    """Load filled CSVs into ``graded/gradebook.db``; return ``{grade_id: rows imported}``.
+@dataclasses.dataclass
+class Imported:
+    """What :func:`import_points` wrote."""
 
-    Raises ValueError (:class:`FilledCsvError`) naming every bad row; nothing is written then.
+    manual: dict[str, int]   # manually graded cell -> rows imported
+    overrides: int = 0       # override rows imported (0: no overrides CSV was given)
+    replaced: int = 0        # ... of which replace an override of the record
+    in_force: int = 0        # overrides in the record now
+    record: Path | None = None  # the record, when an overrides CSV was imported
+    unfit: list[str] = dataclasses.field(default_factory=list)  # record rows not applied
+
+
+def _is_overrides(path):
+    """Whether ``path`` is an overrides CSV, from its header (an unreadable file is left to
+    the manual-grading reader, which names the problem)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return overrides.is_overrides_csv(next(csv.reader(fh), []))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+
+
+def import_points(graded: Path | str, paths: Iterable[Path | str],
+                  root: Path | str | None = None) -> Imported:
+    """Load filled CSVs into the graded folder: manual points (``student_id, grade_id, points,
+    comment``) into ``graded/gradebook.db``, overrides of autograded tasks (``student_id,
+    task, points, reason``, :mod:`.overrides`) into the record ``graded/overrides.csv`` and
+    from there into the results, the grade files and the gradebook.
+
+    Every row of every file is checked first: raises ValueError (:class:`FilledCsvError`)
+    naming each bad row (file and line); nothing is written then. ``root`` is the course
+    folder (found from the working directory when None), needed to write the grade files
+    again after an override.
     """
+    from .notebook import load_assignment
+
     graded = Path(graded)
     results = read_results(graded)
     db = graded / "gradebook.db"
     if not db.is_file():
         raise FilledCsvError(f"{db} does not exist: was {graded} written by `mlcourse grade`?")
+    paths = list(paths)
+    # The record itself, given after a row was deleted from it, is applied as it stands.
+    again = any(Path(p).resolve() == (graded / overrides.RECORD).resolve() for p in paths)
+    asked = [p for p in paths if _is_overrides(p)
+             and Path(p).resolve() != (graded / overrides.RECORD).resolve()]
+    filled = [p for p in paths if p not in asked
+              and Path(p).resolve() != (graded / overrides.RECORD).resolve()]
+    problems = []
     try:
         manual, in_book = gradebook.manual_layout(db, results.name)
-        students = [s for s in results.results if gradebook.gradebook_id(s) in in_book]
-        rows = read_filled(paths, students, manual)
-        return gradebook.write_manual_points(db, results.name, rows)
-    except FilledCsvError:
-        raise
     except ValueError as exc:
         raise FilledCsvError(str(exc)) from None
+    rows = {}
+    if filled:
+        students = [s for s in results.results if gradebook.gradebook_id(s) in in_book]
+        try:
+            rows = read_filled(filled, students, manual)
+        except FilledCsvError as exc:
+            problems.append(str(exc))
+    new, record, maxima, assignment = {}, {}, {}, None
+    if asked or again:
+        maxima = overrides.task_maxima(results.results)
+        try:
+            new = overrides.read_overrides(asked, list(results.results), maxima, manual)
+        except overrides.OverridesCsvError as exc:
+            problems.append(str(exc))
+        try:
+            record = overrides.read_record(graded)
+        except overrides.OverridesCsvError as exc:
+            problems.append(str(exc))
+        try:  # the grade files are written again from the source notebook's tasks
+            assignment = load_assignment(results.name, root)
+        except (OSError, ValueError) as exc:
+            problems.append(f"the overrides need the course folder to write the grade files "
+                            f"again ({exc})")
+    if problems:
+        raise FilledCsvError("\n".join(problems))
+    done = Imported(gradebook.write_manual_points(db, results.name, rows) if rows else {})
+    if asked or again:
+        merged = {**record, **new}
+        done.overrides, done.replaced = len(new), len(set(new) & set(record))
+        done.unfit = overrides.apply(results.results, merged, maxima)
+        done.in_force = len(merged) - len(done.unfit)
+        done.record = overrides.write_record(graded, merged, results.results, maxima)
+        write_results(results.results, assignment, graded, results.defences, results.run)
+        write_csvs(results.results, assignment, graded)
+        gradebook.write_overrides(db, results.name, {
+            s: overrides.cell_points(r) for s, r in results.results.items() if r.overrides})
+    return done
 
 
 # ------------------------------------------------------------------ a teaching assistant's work

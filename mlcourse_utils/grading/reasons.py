@@ -1,5 +1,11 @@
 """The kinds of failure that are not about the answer, in words: what the reasons the grader
 records (``session.py``, ``submissions.py``) say, one kind per failure (:func:`classify_reason`).
+
+A timeout is named a timeout wherever it happened: in the student's function while a test
+called it, or in the answer cell while it was defining the function (:func:`cell_stopped`
+words that reason, :func:`timeout_where` tells the two apart). It is the answer's own doing
+(an endless loop, a far too slow method): the class report counts it against the task and
+lists it apart, never as a failure "not about the answer" (:data:`ANSWER_KINDS`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,14 @@ CATEGORIES = {
     "tampering": "tampering detected",
     "other": "other reason",
 }
+
+#: Kinds of :data:`CATEGORIES` that are about the answer after all: a task lost to them counts
+#: in the task's statistics and is listed on its own, not among the failures not about the
+#: answer (which the report offers as regrade candidates).
+ANSWER_KINDS = {"timeout"}
+
+#: How the reason of a task whose answer cell did not finish begins (:func:`cell_stopped`).
+CELL_STOPPED = "the cell that defines"
 
 #: (pattern, category) in order: the first that matches a reason decides its kind.
 _REASON_PATTERNS = [
@@ -57,15 +71,37 @@ def classify_reason(text: str) -> str:
     return "other"
 
 
+def cell_stopped(task: str, cell: int, why: str) -> str:
+    """The reason of a task whose answer cell (number ``cell``, from 1) did not finish, so
+    that the function was never defined: ``why`` is what stopped it (a timeout, the process
+    dying), as :func:`classify_reason` reads it."""
+    return (f"{CELL_STOPPED} {task} (cell {cell}) did not finish: {why}; {task} was never "
+            "defined, so its tests could not run")
+
+
+def timeout_where(reason: str) -> str:
+    """Where a timeout happened, in words: while the answer cell defined the function, or in
+    the function while a test called it."""
+    return "while its cell defined it" if reason.startswith(CELL_STOPPED) else "in the function"
+
+
+def timeouts(rec: StudentRecord) -> list[tuple[str, str, str]]:
+    """``(task, where, reason)`` for each task of a student lost (in part) to a timeout."""
+    return [(task, timeout_where(reason), reason) for task, reason in rec.reasons.items()
+            if classify_reason(reason) == "timeout"]
+
+
 def non_answer_failures(rec: StudentRecord,
                         checks: Mapping[str, Check]) -> list[tuple[str, str, str]]:
     """``(category, task or "", reason)`` for each failure of a student not about the answer.
 
-    Reasons recorded per task (timeouts, memory, refusals, delegation, forbidden calls, ...),
-    memory errors raised inside a student's function (``checks``: the folder's checks by
-    grade_id), and notebook-level tampering notes.
+    Reasons recorded per task (memory, refusals, delegation, forbidden calls, ...; not
+    timeouts, which are about the answer: :func:`timeouts`), memory errors raised inside a
+    student's function (``checks``: the folder's checks by grade_id), and notebook-level
+    tampering notes.
     """
-    found = [(classify_reason(reason), task, reason) for task, reason in rec.reasons.items()]
+    found = [(kind, task, reason) for task, reason in rec.reasons.items()
+             if (kind := classify_reason(reason)) not in ANSWER_KINDS]
     seen = set(rec.reasons)
     for gid, outcome in rec.outcomes.items():
         task = checks[gid].task if gid in checks else ""

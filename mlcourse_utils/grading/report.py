@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 def _template():
     import jinja2
 
+    from .graded_folder import shown
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = points
-    env.filters["rounded"] = lambda x: f"{round(x, 2):g}"  # as the grade files have it
+    env.filters["shown"] = shown  # a total, as the export writes it
     return env.get_template("feedback.html")
 
 
@@ -44,22 +46,25 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
     Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
     printed or raised appears as text, and the page's content security policy allows no
     script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`). ``manual``
-    (``{grade_id: (points or None, comment)}``, what ``grade-import`` loaded) adds the points
-    and comments of the answers graded by hand, and the total; ``late`` (the student's record
-    in :func:`.late.read_late_notes`, written by ``mlcourse export``) the late penalty.
+    (``{grade_id: (points or None, comment)}``, what ``grade-import`` loaded; None: nothing
+    yet) gives the points and comments of the answers graded by hand, ``late`` (the student's
+    record in :func:`.late.read_late_notes`, written by ``mlcourse export``) the late penalty.
+    The page shows one total at its top, :func:`.graded_folder.student_total`'s: the number
+    the export writes. A task a teaching assistant overrode shows its points, the autograded
+    points they replace and the reason.
     """
-    rows = []
-    if manual is not None:
-        rows = [{"grade_id": gid, "max": top, "points": manual.get(gid, (None, ""))[0],
-                 "comment": manual.get(gid, (None, ""))[1]} for gid, top in assignment.manual]
-    total = result.score + sum(r["points"] or 0.0 for r in rows)
-    total_max = assignment.max_score + sum(r["max"] for r in rows)
-    page = _template().render(result=result, assignment=assignment,
+    from .graded_folder import student_total
+
+    late = late if late and late.get("penalty", 0) > 0 else None
+    given = manual or {}
+    rows = [{"grade_id": gid, "max": top, "points": given.get(gid, (None, ""))[0],
+             "comment": given.get(gid, (None, ""))[1]} for gid, top in assignment.manual]
+    total = student_total(result, assignment.manual, manual, late["penalty"] if late else 0.0,
+                          assignment.max_score)
+    page = _template().render(result=result, assignment=assignment, total=total,
                               notes=list(dict.fromkeys(result.notes)),
                               output=result.output[-5000:] if result.output.strip() else "",
-                              manual=rows, total=total, total_max=total_max,
-                              pending=any(r["points"] is None for r in rows),
-                              late=late if late and late.get("penalty", 0) > 0 else None)
+                              manual=rows, late=late)
     write_text(path, page)
 
 
@@ -87,8 +92,9 @@ class Regenerated:
 
 def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> Regenerated:
     """Write every student's feedback page in ``graded/feedback/`` again, now with the points
-    and comments of the answers graded by hand (from ``gradebook.db``), the total and the late
-    penalty of the last ``mlcourse export`` (``late.json``)."""
+    and comments of the answers graded by hand (from ``gradebook.db``), the overrides of
+    ``results.json``, the late penalty of the last ``mlcourse export`` (``late.json``) and the
+    one total they make."""
     from .late import read_late_notes
     from .manual import read_manual_grades
     from .notebook import load_assignment

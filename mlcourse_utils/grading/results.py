@@ -1,6 +1,10 @@
 """Grading's results as data: ``results.json`` (every student's full result), ``grades.csv`` and
 ``task_scores.csv`` (a row per student and task).
 
+A task's points are :meth:`GradeResult.task_score`'s: what its tests earned, or a teaching
+assistant's override of them (:mod:`.overrides`); the grade files and pages all take them
+from there.
+
 The result data model too (:class:`GradeResult`, :class:`TestResult`, capped by
 :meth:`GradeResult.bound`): the grading engine (:mod:`.session`) fills them in; below it and
 everything else that reads or writes them (the batch, the feedback writer, manual grading, the
@@ -60,13 +64,32 @@ class GradeResult:
     output: str = ""
     seconds: float = 0.0
     refused: str = ""  # why the notebook was not graded at all ("" when it was)
+    #: task -> {"points": ..., "reason": ...}: a teaching assistant's override of the task's
+    #: autograded points (``mlcourse grade-import OUT overrides.csv``, :mod:`.overrides`).
+    overrides: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    def autograded_task_score(self, task: str) -> float:
+        """What the tests of ``task`` earned (before any override)."""
+        return sum(t.earned for t in self.tests if t.task == task)
 
     def task_score(self, task: str) -> float:
-        return sum(t.earned for t in self.tests if t.task == task)
+        """The points of ``task``: a teaching assistant's override where there is one, else
+        what its tests earned. Every grade file and page takes a task's points from here."""
+        if task in self.overrides:
+            return float(self.overrides[task]["points"])
+        return self.autograded_task_score(task)
+
+    @property
+    def autograded_score(self) -> float:
+        """What the tests earned, before any override."""
+        return sum(t.earned for t in self.tests)
 
     @property
     def score(self) -> float:
-        return sum(t.earned for t in self.tests)
+        """The autograded part of the grade: each task's :meth:`task_score`."""
+        if not self.overrides:
+            return self.autograded_score
+        return sum(self.task_score(task) for task in dict.fromkeys(t.task for t in self.tests))
 
     @classmethod
     def zero(cls, student: str, assignment: Assignment, reason: str) -> GradeResult:

@@ -23,6 +23,7 @@ from .checks import hidden_inputs
 from .names import REFERENCE, matches, scan_code
 from .notebook import Assignment, compile_cell
 from .protocol import RemoteError, SandboxError
+from .reasons import cell_stopped
 from .results import MAX_CELL_WARNINGS, GradeResult, TestResult
 from .sandbox import Sandbox
 from .selfcheck import is_emptied_hidden_test
@@ -253,6 +254,20 @@ def _forbid(result, forbidden, found, session):
         result.reasons[tr.task] = reason
 
 
+def _stopped_answers(result, cells, session):
+    """Name why a task's function is missing when its answer cell did not finish (a timeout,
+    the process dying: the cell is skipped from then on, so the function was never defined):
+    the task's reason, and the message of each of its tests that found no function."""
+    for index, _source, task in cells:
+        if task is None or index not in session.skip or index not in session.cell_errors:
+            continue
+        reason = cell_stopped(task, index + 1, session.cell_errors[index])
+        result.reasons.setdefault(task, reason)
+        for tr in result.tests:
+            if tr.task == task and not tr.earned and "does not define a function" in tr.message:
+                tr.message = f"not run: {reason}"
+
+
 def uses_reference(source: str) -> bool:
     """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
 
@@ -410,6 +425,7 @@ def grade_notebook(assignment: Assignment, submission: Submission, *,
             if tr.task in session.delegated or tr.task in delegated:
                 tr.earned = 0.0
                 result.reasons[tr.task] = DELEGATION
+        _stopped_answers(result, cells, session)
         _forbid(result, forbidden, found, session)
     finally:
         session.close()

@@ -10,6 +10,7 @@ a count.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -20,6 +21,22 @@ def csv_text(value: object) -> str:
     """A text cell a spreadsheet shows as text: a leading =, +, -, @ or tab is quoted with '."""
     text = str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def from_csv_text(text: str) -> str:
+    """A cell written by :func:`csv_text` (or by a page or spreadsheet that quotes the same way)
+    read back: the ``'`` put before a leading formula character is removed."""
+    return text[1:] if text[:1] == "'" and text[1:2] in _FORMULA_START else text
+
+
+def parse_points(text: object) -> float | None:
+    """A number of points typed into a CSV (``2.5`` or ``2,5``); None when it is not a finite
+    number."""
+    try:
+        value = float(str(text).strip().replace(",", "."))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
