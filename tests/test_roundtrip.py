@@ -144,7 +144,7 @@ def test_round_trip(tmp_path):
     # ... and good ones set the points everywhere: the record, the grade files, the pages.
     proc = run("grade-import", graded, _overrides(tmp_path / "regrades.csv", OVERRIDES))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "imported 2 override(s)" in proc.stdout and "2 in force" in proc.stdout
+    assert "imported 2 overrides" in proc.stdout and "2 in force" in proc.stdout
     _check_overrides(graded, manual_total)
     total_alice = ASSIGNMENT.max_score + manual_total - ALICE_AUTO + 1
     total_bob = 1 + ASSIGNMENT.task_max(BOB_TASK)
