@@ -395,6 +395,7 @@ def _check(selfcheck, args):
         print(f"  problem: {line}")
     for line in result.warnings:
         print(f"  warning: {line}")
+    _print_rules(result.rules)
     width = max(len(label) for label in CHECK_LABELS.values())
     for t in result.tests:
         print(f"  {CHECK_LABELS[t.status]:<{width}}  {t.grade_id}"
@@ -406,6 +407,12 @@ def _check(selfcheck, args):
     counts += [f"{result.count(s)} {s}" for s in ("changed", "not run") if result.count(s)]
     print(", ".join(counts) + " (hidden tests run when your notebook is graded)")
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _print_rules(rules):
+    """Each task's rule on library calls, one line each (selfcheck.rule_lines)."""
+    for line in rules:
+        print(f"  rule: {line}")
 
 
 def _progress_line(stream):

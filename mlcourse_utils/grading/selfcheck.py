@@ -20,11 +20,13 @@ from typing import Any
 from .notebook import (
     cell_source,
     grade_id,
+    is_answer_cell,
     is_locked,
     is_test_cell,
     nbgrader_checksum,
     nbgrader_meta,
     parse_python,
+    task_rule,
 )
 
 #: Key of the course's entries in a release notebook's metadata (see release.py).
@@ -53,6 +55,7 @@ class CheckResult:
     warnings: list[str]                 # things that may cost points although tests pass
     tests: list[TestStatus]             # every test cell of the release, in notebook order
     other: list[tuple[str, str]]        # (cell, message): errors in cells that are not tests
+    rules: list[str] = dataclasses.field(default_factory=list)  # per task: calls it may make
 
     @property
     def ok(self) -> bool:
@@ -191,6 +194,22 @@ def _test_order(nb: Any) -> list[str]:
     return order
 
 
+def rule_lines(nb: Any) -> list[str]:
+    """One line per task: the calls it forbids and that the rest is allowed (the words of
+    :func:`~.notebook.task_rule`), from the release's ``metadata.mlcourse.forbidden``, in the
+    order of the answer cells; none for a notebook without that metadata."""
+    declared = nb.get("metadata", {}).get(_METADATA_KEY, {})
+    declared = declared.get("forbidden") if isinstance(declared, dict) else None
+    if not isinstance(declared, dict):
+        return []
+    forbidden = {task: [n for n in names if isinstance(n, str)]
+                 for task, names in declared.items() if isinstance(task, str)
+                 and isinstance(names, list)}
+    tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
+    tasks = list(dict.fromkeys(tasks + list(forbidden)))
+    return [_one_line(f"{task}: {task_rule(forbidden.get(task, []))}", 1000) for task in tasks]
+
+
 def forbidden_warnings(nb: Any) -> list[str]:
     """One line per use of a call the release forbids (``metadata.mlcourse.forbidden``).
 
@@ -274,6 +293,7 @@ def check_notebook(path: Path | str, timeout: float = 120, budget: float | None 
                          tests=[], other=[])
     # Warnings about the answers found without running them (one line each).
     result.warnings += forbidden_warnings(nb)
+    result.rules = rule_lines(nb)
 
     run = execute_notebook(nb, path.parent, timeout=timeout, budget=budget, on_cell=on_cell)
     if run.stopped:
