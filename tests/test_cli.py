@@ -190,6 +190,10 @@ def test_check_with_windows_style_paths_and_no_posix_modules(tmp_path):
     proc = run([PYTHON, "-c", BLOCKED_MAIN, "check", str(path)], env=env, cwd=folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "16 passed, 0 failed, 10 hidden" in proc.stdout
+    # Each task's rule on calls, one line each (the forbidden calls of tests/test_forbidden).
+    rule = next(ln for ln in proc.stdout.splitlines() if ln.startswith("  rule: poisson_rate_mle:"))
+    assert "scipy.stats.poisson" in rule and rule.endswith("standard library is allowed")
+    assert sum(ln.startswith("  rule: ") for ln in proc.stdout.splitlines()) == 8
     relative = run([PYTHON, "-c", BLOCKED_MAIN, "check", "mle.ipynb"], env=env, cwd=path.parent)
     assert relative.returncode == 0, relative.stdout + relative.stderr
     # A message with a letter cp1252 lacks (Ł) is escaped, not a UnicodeEncodeError.

@@ -13,7 +13,8 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.book.wheel import student_wheel_name
-from mlcourse_utils.grading.release import HEADER_ID, header_cell
+from mlcourse_utils.grading.notebook import is_answer_cell, load_assignment
+from mlcourse_utils.grading.release import HEADER_ID, RULE_ID, header_cell
 
 
 def _header(name):
@@ -59,6 +60,28 @@ def test_header_is_built_from_the_source_notebook():
     notebook (the test that exercises/ is fresh checks the rest of the file)."""
     source = json.loads((sup.ROOT / "solutions" / "mle" / "mle.ipynb").read_text())
     assert header_cell(source, "mle", "mle.ipynb")["source"] == _header("mle")
+
+
+@pytest.mark.parametrize("name", sup.assignments())
+def test_each_answer_cell_has_its_rule_above_it(name):
+    """Right above each answer cell of the release, a generated Markdown cell (read-only)
+    names every call the source notebook forbids in that task and says the rest of numpy,
+    scipy and the standard library is allowed; the header points to it."""
+    assignment = load_assignment(name, sup.ROOT)
+    cells = sup.release_notebook(name)["cells"]
+    answers = [i for i, c in enumerate(cells) if is_answer_cell(c)]
+    assert [sup.grade_id(cells[i]) for i in answers] == assignment.tasks
+    for i in answers:
+        task, rule = sup.grade_id(cells[i]), cells[i - 1]
+        assert rule["id"] == RULE_ID.format(task=task) and rule["cell_type"] == "markdown"
+        assert rule["metadata"]["editable"] is False and rule["metadata"]["deletable"] is False
+        text = sup.source(rule)
+        assert text.startswith(f"*Calls in `{task}`:* forbidden: ")
+        assert text.endswith("the rest of numpy, scipy and the Python standard library is allowed.")
+        named = text.split("forbidden: ", 1)[1].split(";", 1)[0].split(", ")
+        assert named == [f"`{call}`" for call in assignment.forbidden[task]], (task, text)
+    assert sum(c["id"].startswith("mlcourse-rule-") for c in cells) == len(assignment.tasks)
+    assert "Each function's rule is repeated above its answer cell" in _header(name)
 
 
 #: Assignments whose hidden tests compare with an instructor-only reference.

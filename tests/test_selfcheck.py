@@ -13,13 +13,14 @@ import nbformat
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.notebook import is_test_cell, nbgrader_checksum
+from mlcourse_utils.grading.notebook import is_test_cell, load_assignment, nbgrader_checksum
 from mlcourse_utils.grading.selfcheck import (
     _changed_tests,
     _edited_locked_code,
     _syntax_errors,
     check_notebook,
     read_notebook,
+    rule_lines,
 )
 
 NAME = "mle"
@@ -93,6 +94,24 @@ def test_release_lists_its_test_cells_with_their_checksums():
                for gid, checksum in manifest)
 
 
+@pytest.mark.parametrize("name", sup.assignments())
+def test_each_task_s_rule_is_one_line(name):
+    """`mlcourse check` prints one line per task, in the order of the answer cells, that names
+    every call the source notebook forbids in it (sklearn everywhere) and says the rest is
+    allowed; read from the release's metadata, so a notebook without it gets none."""
+    assignment = load_assignment(name, sup.ROOT)
+    nb = _node(sup.release_notebook(name))
+    lines = rule_lines(nb)
+    assert [line.split(": ", 1)[0] for line in lines] == assignment.tasks
+    for task, line in zip(assignment.tasks, lines, strict=True):
+        assert "\n" not in line and line.endswith(
+            "; the rest of numpy, scipy and the Python standard library is allowed"), line
+        named = line.split("forbidden: ", 1)[1].split(";", 1)[0].split(", ")
+        assert named == assignment.forbidden[task] and "sklearn" in named, (task, line)
+    nb.metadata.pop("mlcourse")
+    assert rule_lines(nb) == []
+
+
 def test_magics_and_shell_escapes_are_not_syntax_errors():
     cells = [nbformat.v4.new_code_cell(s) for s in (
         "%matplotlib inline\nimport numpy as np", "!ls -l\nx = 1", "def f(:\n    pass")]
@@ -132,6 +151,7 @@ def test_syntax_error_is_reported_first_once_with_its_line(tmp_path):
     text = json.dumps([t.message for t in result.tests]) + json.dumps(result.other)
     assert "NameError" not in text and "Traceback" not in text
     assert result.count("passed") == 14 and not result.ok  # 16 visible tests, 2 failed
+    assert result.rules == rule_lines(_node(sup.release_notebook(NAME)))  # printed by check
 
 
 @pytest.mark.slow

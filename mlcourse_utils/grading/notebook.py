@@ -300,6 +300,23 @@ def task_of(test_id: str, tasks: Sequence[str]) -> str | None:
                key=len, default=None)
 
 
+#: What every task may call besides the calls it forbids (the rules of every assignment).
+ALLOWED_LIBRARIES = "numpy, scipy and the Python standard library"
+
+
+def task_rule(calls: Sequence[str], code: Any = str) -> str:
+    """A task's rule on library calls in one line: what it forbids, and that the rest is allowed.
+
+    ``calls`` are the task's forbidden calls (:func:`forbidden_calls`); ``code`` formats each
+    name (``str`` for a terminal, backticks for Markdown). The one wording of the rule, which
+    ``mlcourse check`` prints and the release states above each answer cell.
+    """
+    if not calls:
+        return f"all of {ALLOWED_LIBRARIES} is allowed"
+    names = ", ".join(code(c) for c in calls)
+    return f"forbidden: {names}; the rest of {ALLOWED_LIBRARIES} is allowed"
+
+
 def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
                           metadata: Mapping[str, Any] | None = None) -> Assignment:
     """An :class:`Assignment` from the cells (and metadata) of a source notebook ``notebook``."""

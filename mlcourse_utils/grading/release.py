@@ -3,10 +3,11 @@
 After nbgrader has written ``exercises/NAME/*.ipynb``, each release notebook gets a generated
 first cell (:func:`header_cell`, from ``templates/release_header.md``: the points per task, how
 to install the course package and run ``mlcourse check``, the time limit of a cell, the rules:
-what may be imported, the calls forbidden per task, what each test checks) and, in its
-metadata, the list of its test cells with their checksums, from which ``mlcourse check`` tells
-a deleted test cell, the forbidden calls per task, which ``mlcourse check`` looks for, and the
-assignment's time limit of one cell, which ``mlcourse check`` uses.
+what may be imported, the calls forbidden per task, what each test checks), above each answer
+cell a generated cell with that task's rule on calls (:func:`rule_cell`) and, in its metadata,
+the list of its test cells with their checksums, from which ``mlcourse check`` tells a deleted
+test cell, the forbidden calls per task, which ``mlcourse check`` prints as each task's rule and
+looks for, and the assignment's time limit of one cell, which ``mlcourse check`` uses.
 """
 
 from __future__ import annotations
@@ -21,17 +22,24 @@ from typing import Any
 
 from ..course import ASSIGNMENTS, course_order
 from .notebook import (
+    ALLOWED_LIBRARIES,
     HIDDEN_BEGIN,
     assignment_from_cells,
     find_course_root,
     grade_id,
+    is_answer_cell,
     is_test_cell,
     nbgrader_checksum,
+    task_rule,
     time_limit,
 )
 
 #: The id and metadata marker of the generated first cell of a release notebook.
 HEADER_ID = "mlcourse-header"
+#: The id of the generated cell above a task's answer cell that states its rule on calls, and
+#: its metadata marker.
+RULE_ID = "mlcourse-rule-{task}"
+RULE_MARKER = "rule"
 #: Key of the course's own entries in a release notebook's metadata.
 METADATA_KEY = "mlcourse"
 
@@ -120,7 +128,7 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
     env.filters["points"] = _points
     text = env.get_template("release_header.md").render(
         assignment=name, notebook=notebook, wheel=student_wheel_name(), tasks=tasks,
-        autograded=assignment.max_score, timeout=assignment.timeout,
+        autograded=assignment.max_score, timeout=assignment.timeout, allowed=ALLOWED_LIBRARIES,
         manual=[types.SimpleNamespace(name=g, points=p) for g, p in assignment.manual],
         metadata=dict(source.get("metadata", {})))
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
@@ -131,21 +139,37 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
                          "deletable": False}}
 
 
+def rule_cell(task: str, calls: list[str]) -> dict[str, Any]:
+    """The generated Markdown cell above a task's answer cell: the calls it forbids and that
+    the rest is allowed (:func:`~.notebook.task_rule`, from the source notebook's metadata)."""
+    rule = task_rule(calls, code=lambda c: f"`{c}`")
+    return {"cell_type": "markdown", "id": RULE_ID.format(task=task),
+            "source": f"*Calls in `{task}`:* {rule}.",
+            "metadata": {METADATA_KEY: {"generated": RULE_MARKER}, "editable": False,
+                         "deletable": False}}
+
+
 def finish_release_notebook(release: Path | str, source: Path | str, name: str) -> None:
-    """Insert (or refresh) the header cell and the test-cell manifest of one release notebook."""
+    """Insert (or refresh) the header cell, the rule cell above each answer cell and the
+    test-cell manifest of one release notebook."""
     import nbformat
 
     release, source = Path(release), Path(source)
     nb = nbformat.read(release, as_version=4)
     src = nbformat.read(source, as_version=4)
-    nb.cells = [c for c in nb.cells
-                if c.get("metadata", {}).get(METADATA_KEY, {}).get("generated") != "header"]
+    nb.cells = [c for c in nb.cells if c.get("metadata", {}).get(METADATA_KEY, {})
+                .get("generated") not in ("header", RULE_MARKER)]
     if not any(is_test_cell(c) for c in nb.cells):
         return  # not an assignment notebook (data, a reading): nothing to check or install
-    nb.cells.insert(0, nbformat.from_dict(header_cell(src, name, release.name)))
     assignment = assignment_from_cells(name, source.name, [dict(c) for c in src.cells],
                                        src.metadata)
     forbidden = assignment.forbidden
+    cells = []
+    for cell in nb.cells:
+        if is_answer_cell(cell) and grade_id(cell) in forbidden:
+            cells.append(nbformat.from_dict(rule_cell(grade_id(cell), forbidden[grade_id(cell)])))
+        cells.append(cell)
+    nb.cells = [nbformat.from_dict(header_cell(src, name, release.name)), *cells]
     nb.metadata[METADATA_KEY] = {
         "assignment": name,
         # The time limit of one cell, in seconds: `mlcourse check` uses it, as grading does.

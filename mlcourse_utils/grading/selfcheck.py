@@ -32,6 +32,7 @@ from .notebook import (
     nbgrader_meta,
     parse_python,
     task_of,
+    task_rule,
     time_limit,
 )
 
@@ -66,6 +67,7 @@ class CheckResult:
     timeout: float = 0.0                # the limit of one cell, in seconds
     planned: list[str] = dataclasses.field(default_factory=list)  # test cells, in order
     hidden: int = 0                     # how many of them hold only hidden tests
+    rules: list[str] = dataclasses.field(default_factory=list)  # per task: calls it may make
 
     @property
     def ok(self) -> bool:
@@ -204,6 +206,22 @@ def _test_order(nb: Any) -> list[str]:
     return order
 
 
+def rule_lines(nb: Any) -> list[str]:
+    """One line per task: the calls it forbids and that the rest is allowed (the words of
+    :func:`~.notebook.task_rule`), from the release's ``metadata.mlcourse.forbidden``, in the
+    order of the answer cells; none for a notebook without that metadata."""
+    declared = nb.get("metadata", {}).get(_METADATA_KEY, {})
+    declared = declared.get("forbidden") if isinstance(declared, dict) else None
+    if not isinstance(declared, dict):
+        return []
+    forbidden = {task: [n for n in names if isinstance(n, str)]
+                 for task, names in declared.items() if isinstance(task, str)
+                 and isinstance(names, list)}
+    tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
+    tasks = list(dict.fromkeys(tasks + list(forbidden)))
+    return [_one_line(f"{task}: {task_rule(forbidden.get(task, []))}", 1000) for task in tasks]
+
+
 def forbidden_warnings(nb: Any) -> list[str]:
     """One line per use of a call the release forbids (``metadata.mlcourse.forbidden``).
 
@@ -302,6 +320,7 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
                          planned=order, hidden=len(hidden))
     # Warnings about the answers found without running them (one line each).
     result.warnings += forbidden_warnings(nb)
+    result.rules = rule_lines(nb)
     if on_start is not None:
         on_start(result)
 

@@ -13,6 +13,8 @@ unstable one, the chapter's printed function where the task needs one more step)
 below the task's full marks.
 """
 
+from assignment_support import WATCH_GAP_UFUNC
+
 MODULE = "bayes"
 
 #: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
@@ -27,6 +29,27 @@ FORBIDDEN_SHORTCUTS = {
          "    with np.errstate(divide='ignore'):\n"
          "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
          "    return np.exp(a - sp.logsumexp(a))\n", "scipy.special.logsumexp"),
+        # numpy's logsumexp: the reduction of the ufunc logaddexp.
+        ("import numpy as np\n"
+         "def model_posterior(log_likelihoods, prior):\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
+         "    return np.exp(a - np.logaddexp.reduce(a))\n", "numpy.logaddexp"),
+        ("import numpy as np\n"
+         "def model_posterior(log_likelihoods, prior):\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
+         "    add = getattr(np, ''.join(reversed('pxeddagol')))\n"
+         "    total = a[0]\n"
+         "    for value in a[1:]:\n"
+         "        total = add(total, value)\n"
+         "    return np.exp(a - total)\n", "numpy.logaddexp"),
+        ("import numpy as np\n"
+         "def model_posterior(log_likelihoods, prior):\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
+         "    return np.exp(a - getattr(np, ''.join(reversed('pxeddagol'))).reduce(a))\n",
+         "numpy.logaddexp", WATCH_GAP_UFUNC),
     ],
     "beta_credible_interval": [
         # A frozen distribution's method, reached through a name built at run time.
@@ -35,6 +58,38 @@ FORBIDDEN_SHORTCUTS = {
          "    dist = getattr(st, 'ateb'[::-1] + ' '.strip())(a, b)\n"
          "    lo, hi = getattr(dist, str.lower('INTERVAL') + chr(32).strip())(mass)\n"
          "    return float(lo), float(hi)\n", "scipy.stats.beta.interval"),
+    ],
+    "posterior_predictive_heads": [
+        # The posterior mean by any of scipy.stats.beta's methods: stats, moment, expect ...
+        ("from scipy import stats\n"
+         "def posterior_predictive_heads(a, b, n_heads, n_tails):\n"
+         "    return float(stats.beta.stats(a + n_heads, b + n_tails, moments='m'))\n",
+         "scipy.stats.beta"),
+        ("import scipy.stats\n"
+         "def posterior_predictive_heads(a, b, n_heads, n_tails):\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('ateb')))\n"
+         "    moment = getattr(dist, ''.join(reversed('tnemom')))\n"
+         "    return float(moment(1, a + n_heads, b + n_tails))\n",
+         "scipy.stats.beta"),
+        # The new distribution classes of scipy.stats have a mean too.
+        ("from scipy import stats\n"
+         "def posterior_predictive_heads(a, b, n_heads, n_tails):\n"
+         "    Beta = stats.make_distribution(stats.beta)\n"
+         "    return float(Beta(a=a + n_heads, b=b + n_tails).mean())\n",
+         "scipy.stats.make_distribution"),
+    ],
+    "beta_bernoulli_log_evidence": [
+        # The Dirichlet-multinomial (Beta-binomial) pmf of the counts, less the log number of
+        # orderings; the name built at run time.
+        ("import scipy.stats\n"
+         "from scipy import special\n"
+         "def beta_bernoulli_log_evidence(a, b, n_heads, n_tails):\n"
+         "    n = n_heads + n_tails\n"
+         "    dist = getattr(scipy.stats, '_'.join(['dirichlet', 'multinomial']))\n"
+         "    log_pmf = dist.logpmf([n_heads, n_tails], [a, b], n)\n"
+         "    return float(log_pmf - special.gammaln(n + 1) + special.gammaln(n_heads + 1)\n"
+         "                 + special.gammaln(n_tails + 1))\n",
+         "scipy.stats.dirichlet_multinomial"),
     ],
 }
 

@@ -12,11 +12,14 @@ unstable one, the chapter's printed function where the task needs one more step)
 below the task's full marks.
 """
 
+from assignment_support import WATCH_GAP_EXTENSION, WATCH_GAP_FROZEN
+
 MODULE = "gda"
 
 #: Shortcuts through a call the task forbids (metadata.mlcourse.forbidden of the notebook), as
-#: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
-#: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
+#: {task: [(answer, the call the feedback must name[, why the watch misses it: xfail])]}: each
+#: earns its task nothing, by name (aliases, getattr, importlib) or, when the name is built at
+#: run time, by the sandbox's watch.
 FORBIDDEN_SHORTCUTS = {
     "nearest_centroid_predict": [
         ("import numpy as np\n"
@@ -28,6 +31,141 @@ FORBIDDEN_SHORTCUTS = {
          "    VI = np.linalg.inv(cov)\n"
          "    return np.argmin(D.cdist(X, means, 'mahalanobis', VI=VI), axis=1)\n",
          "scipy.spatial.distance"),
+        # Vector quantisation and nearest-neighbour trees after whitening by the Cholesky
+        # factor; the names built at run time but for KDTree.
+        ("import numpy as np\n"
+         "import importlib\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); M = np.asarray(means, float)\n"
+         "    if cov is not None:\n"
+         "        L = np.linalg.cholesky(np.asarray(cov, float))\n"
+         "        X = np.linalg.solve(L, X.T).T; M = np.linalg.solve(L, M.T).T\n"
+         "    vq = importlib.import_module('scipy.cluster.' + ''.join(reversed('qv')))\n"
+         "    return getattr(vq, ''.join(reversed('qv')))(X, M, check_finite=False)[0]\n",
+         "scipy.cluster.vq"),
+        ("import numpy as np\n"
+         "from scipy.spatial import KDTree\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); M = np.asarray(means, float)\n"
+         "    if cov is not None:\n"
+         "        L = np.linalg.cholesky(np.asarray(cov, float))\n"
+         "        X = np.linalg.solve(L, X.T).T; M = np.linalg.solve(L, M.T).T\n"
+         "    return KDTree(M).query(X)[1]\n", "scipy.spatial"),
+        ("import numpy as np\n"
+         "import importlib\n"
+         "def nearest_centroid_predict(X, means, cov=None):\n"
+         "    X = np.asarray(X, float); M = np.asarray(means, float)\n"
+         "    if cov is not None:\n"
+         "        L = np.linalg.cholesky(np.asarray(cov, float))\n"
+         "        X = np.linalg.solve(L, X.T).T; M = np.linalg.solve(L, M.T).T\n"
+         "    spatial = importlib.import_module('scipy.' + ''.join(reversed('laitaps')))\n"
+         "    tree = getattr(spatial, ''.join(reversed('eerTDKc')))(M)\n"
+         "    return tree.query(X)[1]\n", "scipy.spatial",
+         WATCH_GAP_EXTENSION),
+    ],
+    "fit_qda": [
+        # numpy.ma has its own cov (forbidding numpy.cov does not cover it).
+        ("import numpy as np\n"
+         "def fit_qda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes = np.unique(y)\n"
+         "    cov = getattr(np.ma, ''.join(reversed('voc')))\n"
+         "    covs = np.array([np.atleast_2d(cov(X[y == c].T, bias=True).data) for c in classes])\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    return classes, priors, means, covs\n", "numpy.ma.cov"),
+        # The maximum-likelihood fit of scipy.stats.multivariate_normal, class by class.
+        ("import numpy as np\n"
+         "from scipy import stats\n"
+         "def fit_qda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes = np.unique(y)\n"
+         "    fits = [stats.multivariate_normal.fit(X[y == c]) for c in classes]\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    return (classes, priors, np.array([f[0] for f in fits]),\n"
+         "            np.array([f[1] for f in fits]))\n", "scipy.stats.multivariate_normal"),
+    ],
+    "fit_lda": [
+        ("import numpy as np\n"
+         "def fit_lda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes, index = np.unique(y, return_inverse=True)\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    R = X - means[index.reshape(-1)]\n"
+         "    return classes, priors, means, np.atleast_2d(np.ma.cov(R.T, bias=True).data)\n",
+         "numpy.ma.cov"),
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def fit_lda(X, y):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y)\n"
+         "    classes, index = np.unique(y, return_inverse=True)\n"
+         "    means = np.array([X[y == c].mean(axis=0) for c in classes])\n"
+         "    priors = np.array([np.mean(y == c) for c in classes])\n"
+         "    R = X - means[index.reshape(-1)]\n"
+         "    mvn = getattr(scipy.stats, '_'.join(['multivariate', 'normal']))\n"
+         "    cov = mvn.fit(R, fix_mean=np.zeros(X.shape[1]))[1]\n"
+         "    return classes, priors, means, np.atleast_2d(cov)\n",
+         "scipy.stats.multivariate_normal"),
+    ],
+    "gda_log_joint": [
+        # A 1 x D matrix normal is a D-variate normal; the name built at run time.
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float); C, D = means.shape\n"
+         "    if covs.ndim == 2:\n"
+         "        covs = np.broadcast_to(covs, (C, D, D))\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        lp = np.log(np.asarray(priors, float))\n"
+         "    mn = getattr(scipy.stats, ''.join(reversed('lamron_xirtam')))\n"
+         "    return np.column_stack([\n"
+         "        lp[c] + np.array([mn.logpdf(x[None], means[c][None], 1, covs[c]) for x in X])\n"
+         "        for c in range(C)])\n",
+         "scipy.stats.matrix_normal"),
+        # A multivariate t with infinite degrees of freedom is the normal (a frozen
+        # multivariate_normal, whose private methods do the work).
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float); C, D = means.shape\n"
+         "    if covs.ndim == 2:\n"
+         "        covs = np.broadcast_to(covs, (C, D, D))\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        lp = np.log(np.asarray(priors, float))\n"
+         "    mt = getattr(scipy.stats, ''.join(reversed('t_etairavitlum')))\n"
+         "    return np.column_stack([\n"
+         "        lp[c] + np.atleast_1d(mt(means[c], covs[c], df=np.inf).logpdf(X))\n"
+         "        for c in range(C)])\n",
+         "scipy.stats.multivariate_t", WATCH_GAP_FROZEN),
+    ],
+    "map_covariance": [
+        # The mode of the inverse-Wishart posterior IW(Psi + S, nu + N) (12 of 12 before it
+        # was forbidden): by name, then a frozen distribution built at run time, then the
+        # distribution's own method built at run time.
+        ("import numpy as np\n"
+         "from scipy import stats\n"
+         "def map_covariance(X, Psi, nu):\n"
+         "    X = np.asarray(X, float); R = X - X.mean(axis=0)\n"
+         "    posterior = stats.invwishart(nu + len(X), np.asarray(Psi, float) + R.T @ R)\n"
+         "    return np.atleast_2d(posterior.mode())\n",
+         "scipy.stats.invwishart"),
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def map_covariance(X, Psi, nu):\n"
+         "    X = np.asarray(X, float); R = X - X.mean(axis=0)\n"
+         "    iw = getattr(scipy.stats, ''.join(reversed('trahsiwvni')))\n"
+         "    return np.atleast_2d(iw(nu + len(X), np.asarray(Psi, float) + R.T @ R).mode())\n",
+         "scipy.stats.invwishart", WATCH_GAP_FROZEN),
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def map_covariance(X, Psi, nu):\n"
+         "    X = np.asarray(X, float); R = X - X.mean(axis=0)\n"
+         "    iw = getattr(scipy.stats, ''.join(reversed('trahsiwvni')))\n"
+         "    return np.atleast_2d(iw.mode(nu + len(X), np.asarray(Psi, float) + R.T @ R))\n",
+         "scipy.stats.invwishart"),
     ],
 }
 

@@ -24,6 +24,23 @@ FORBIDDEN_SHORTCUTS = {
          "def cross_entropy(p, q, base=2):\n"
          "    return stats.entropy(p, base=base) + stats.entropy(p, q, base=base)\n",
          "scipy.stats.entropy"),
+        ("import numpy as np\n"
+         "from scipy import special\n"
+         "def cross_entropy(p, q, base=2):\n"
+         "    p = np.asarray(p, float); q = np.asarray(q, float)\n"
+         "    return float(-special.xlog1py(p, q - 1).sum() / np.log(base))\n",
+         "scipy.special.xlog1py"),
+    ],
+    "entropy_rate": [
+        # The entropies of the rows as one-trial multinomials.
+        ("import numpy as np\n"
+         "from scipy import stats\n"
+         "def entropy_rate(P, base=2):\n"
+         "    P = np.asarray(P, float); K = len(P)\n"
+         "    A = P.T - np.eye(K); A[-1] = 1.0\n"
+         "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
+         "    return float(pi @ stats.multinomial(1, P).entropy() / np.log(base))\n",
+         "scipy.stats.multinomial"),
     ],
     "kl_divergence": [
         # The name is built at run time: only the sandbox's watch sees the call.
@@ -35,6 +52,29 @@ FORBIDDEN_SHORTCUTS = {
          "    g = getattr(scipy.special, '%s_%s' % ('rel', 'entr'))\n"
          "    return float(np.sum(g(p, q)) / np.log(base))\n",
          "scipy.special.rel_entr"),
+        # xlog1py(p, q - 1) = p log q, 0 where p = 0: xlogy by another name; built at run time.
+        ("import numpy as np\n"
+         "import scipy.special\n"
+         "def kl_divergence(p, q, base=2):\n"
+         "    p = np.asarray(p, float); q = np.asarray(q, float)\n"
+         "    f = getattr(scipy.special, ''.join(reversed('yp1golx')))\n"
+         "    return float((f(p, p - 1) - f(p, q - 1)).sum() / np.log(base))\n",
+         "scipy.special.xlog1py"),
+    ],
+    "entropy": [
+        ("import numpy as np\n"
+         "from scipy.special import xlog1py\n"
+         "def entropy(p, base=2):\n"
+         "    p = np.asarray(p, float)\n"
+         "    return float(-xlog1py(p, p - 1).sum() / np.log(base))\n",
+         "scipy.special.xlog1py"),
+        # The entropy of a one-trial multinomial is that of p.
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def entropy(p, base=2):\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('laimonitlum')))\n"
+         "    return float(dist.entropy(1, np.asarray(p, float)) / np.log(base))\n",
+         "scipy.stats.multinomial"),
     ],
 }
 

@@ -30,6 +30,20 @@ FORBIDDEN_SHORTCUTS = {
         # The same, with an attempt to disable the watch first: the audit hook that watches
         # cannot be removed, sys.audit's replacement is not what the stand-ins call, and the
         # hook's state is out of reach without the garbage collector (which it reports).
+        # exp(-softplus(-t)), and the logistic distribution under other names: Tukey's lambda
+        # with lambda = 0; the names built at run time.
+        ("import numpy as np\n"
+         "import scipy.special\n"
+         "def sigmoid(t):\n"
+         "    f = getattr(scipy.special, ''.join(reversed('sulptfos')))\n"
+         "    out = np.exp(-f(-np.asarray(t, float)))\n"
+         "    return float(out) if out.ndim == 0 else out\n", "scipy.special.softplus"),
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def sigmoid(t):\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('adbmalyekut')))\n"
+         "    out = np.asarray(dist.cdf(np.asarray(t, float), 0), float)\n"
+         "    return float(out) if out.ndim == 0 else out\n", "scipy.stats.tukeylambda"),
         ("import sys, builtins\n"
          "sys.audit = lambda *a, **k: None\n"
          "builtins.__import__ = builtins.__import__\n"
@@ -47,6 +61,81 @@ FORBIDDEN_SHORTCUTS = {
          "        return np.sum(np.logaddexp(0, a) - y * a) + 0.5 * l2 * v[:-1] @ v[:-1]\n"
          "    v = minimize(f, np.zeros(X.shape[1] + 1), method='BFGS').x\n"
          "    return v[:-1], float(v[-1])\n", "scipy.optimize"),
+    ],
+    "logistic_nll": [
+        # log(1 + exp(-z)) is softplus(-z) (4 of 4 before it was forbidden).
+        ("import numpy as np\n"
+         "from scipy.special import softplus\n"
+         "def logistic_nll(w, b, X, y, l2=0.0):\n"
+         "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+         "    z = np.where(np.asarray(y) == 1, a, -a)\n"
+         "    return float(softplus(-z).sum() + 0.5 * l2 * w @ w)\n", "scipy.special.softplus"),
+        # log sigmoid(z) is the log-softmax of the scores (0, z); the name built at run time.
+        ("import numpy as np\n"
+         "import scipy.special\n"
+         "def logistic_nll(w, b, X, y, l2=0.0):\n"
+         "    w = np.asarray(w, float); a = np.asarray(X, float) @ w + b\n"
+         "    z = np.where(np.asarray(y) == 1, a, -a)\n"
+         "    f = getattr(scipy.special, ''.join(reversed('xamtfos_gol')))\n"
+         "    log_p = f(np.stack([np.zeros_like(z), z]), axis=0)[1]\n"
+         "    return float(-log_p.sum() + 0.5 * l2 * w @ w)\n", "scipy.special.log_softmax"),
+    ],
+    "logistic_nll_grad": [
+        # sigmoid(a) = exp(-softplus(-a)).
+        ("import numpy as np\n"
+         "from scipy.special import softplus\n"
+         "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
+         "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+         "    r = np.exp(-softplus(-(X @ w + b))) - np.asarray(y, float)\n"
+         "    return X.T @ r + l2 * w, float(r.sum())\n", "scipy.special.softplus"),
+        # The gradient of the loss by scipy.differentiate; the module imported at run time.
+        ("import numpy as np\n"
+         "import importlib\n"
+         "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
+         "    X = np.asarray(X, float); s = np.where(np.asarray(y) == 1, 1.0, -1.0)\n"
+         "    def one(theta):\n"
+         "        z = s * (X @ theta[:-1] + theta[-1])\n"
+         "        return np.logaddexp(0.0, -z).sum() + 0.5 * l2 * theta[:-1] @ theta[:-1]\n"
+         "    def loss(thetas):  # (D + 1, ...) points at once\n"
+         "        return np.apply_along_axis(one, 0, thetas)\n"
+         "    d = importlib.import_module('scipy.' + ''.join(reversed('etaitnereffid')))\n"
+         "    g = d.jacobian(loss, np.append(np.asarray(w, float), b)).df\n"
+         "    return g[:-1], float(g[-1])\n", "scipy.differentiate"),
+    ],
+    "softmax": [
+        # numpy's logsumexp: the reduction of the ufunc logaddexp.
+        ("import numpy as np\n"
+         "def softmax(A):\n"
+         "    A = np.asarray(A, float)\n"
+         "    return np.exp(A - np.logaddexp.reduce(A, axis=-1, keepdims=True))\n",
+         "numpy.logaddexp"),
+    ],
+    "probit_nll_grad": [
+        # scipy.differentiate.jacobian of the loss (9 of 9 before it was forbidden).
+        ("import numpy as np\n"
+         "from scipy import differentiate\n"
+         "from scipy.special import log_ndtr\n"
+         "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+         "    X = np.asarray(X, float); s = np.where(np.asarray(y) == 1, 1.0, -1.0)\n"
+         "    def one(theta):\n"
+         "        z = s * (X @ theta[:-1] + theta[-1])\n"
+         "        return -log_ndtr(z).sum() + 0.5 * l2 * theta[:-1] @ theta[:-1]\n"
+         "    def loss(thetas):  # (D + 1, ...) points at once\n"
+         "        return np.apply_along_axis(one, 0, thetas)\n"
+         "    g = differentiate.jacobian(loss, np.append(np.asarray(w, float), b)).df\n"
+         "    return g[:-1], float(g[-1])\n", "scipy.differentiate"),
+        # Finite differences by scipy.optimize.approx_fprime, the name built at run time.
+        ("import numpy as np\n"
+         "import scipy.optimize\n"
+         "from scipy.special import log_ndtr\n"
+         "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+         "    X = np.asarray(X, float); s = np.where(np.asarray(y) == 1, 1.0, -1.0)\n"
+         "    def loss(theta):\n"
+         "        z = s * (X @ theta[:-1] + theta[-1])\n"
+         "        return -log_ndtr(z).sum() + 0.5 * l2 * theta[:-1] @ theta[:-1]\n"
+         "    f = getattr(scipy.optimize, ''.join(reversed('emirpf_xorppa')))\n"
+         "    g = f(np.append(np.asarray(w, float), b), loss, 1e-7)\n"
+         "    return g[:-1], float(g[-1])\n", "scipy.optimize"),
     ],
 }
 

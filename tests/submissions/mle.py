@@ -17,6 +17,12 @@ MODULE = "mle"
 #: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
 FORBIDDEN_SHORTCUTS = {
     "mvn_mle": [
+        # numpy.ma has its own cov (forbidding numpy.cov does not cover it).
+        ("import numpy as np\n"
+         "def mvn_mle(X):\n"
+         "    X = np.asarray(X, dtype=float)\n"
+         "    return X.mean(axis=0), np.atleast_2d(np.ma.cov(X.T, bias=True).data)\n",
+         "numpy.ma.cov"),
         ("import numpy\n"
          "_cov = getattr(numpy, 'c' + 'ov')\n"
          "def mvn_mle(X):\n"
@@ -31,6 +37,95 @@ FORBIDDEN_SHORTCUTS = {
          "    fit = getattr(scipy.stats, ''.join(map(chr, (110, 111, 114, 109)))).fit\n"
          "    m, s = fit(x)\n"
          "    return float(m), float(s) ** 2\n", "scipy.stats.norm.fit"),
+    ],
+    "sequence_likelihood": [
+        # The multinomial pmf of the counts, divided by the number of orderings.
+        ("import math\n"
+         "from scipy import stats\n"
+         "def sequence_likelihood(flips, p_heads):\n"
+         "    h, t = flips.count('H'), flips.count('T')\n"
+         "    pmf = stats.multinomial.pmf([h, t], h + t, [p_heads, 1 - p_heads])\n"
+         "    return float(pmf / math.comb(h + t, h))\n", "scipy.stats.multinomial"),
+        # p^h (1 - p)^t is a Beta(h + 1, t + 1) density times its normaliser; the name is
+        # built at run time.
+        ("from scipy import special\n"
+         "import scipy.stats\n"
+         "def sequence_likelihood(flips, p_heads):\n"
+         "    h, t = flips.count('H'), flips.count('T')\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('ateb')))\n"
+         "    return float(dist.pdf(p_heads, h + 1, t + 1) * special.beta(h + 1, t + 1))\n",
+         "scipy.stats.beta"),
+    ],
+    "bernoulli_log_likelihood": [
+        ("import numpy as np\n"
+         "from scipy import special, stats\n"
+         "def bernoulli_log_likelihood(theta, x):\n"
+         "    x = np.asarray(x); h = x.sum(); t = x.size - h\n"
+         "    log_pdf = stats.beta.logpdf(theta, h + 1, t + 1)\n"
+         "    return float(log_pdf + special.betaln(h + 1, t + 1))\n",
+         "scipy.stats.beta"),
+        ("import math\n"
+         "import numpy as np\n"
+         "def bernoulli_log_likelihood(theta, x):\n"
+         "    x = np.asarray(x); h = int(x.sum()); t = x.size - h\n"
+         "    module = __import__('scipy.stats', fromlist=['x'])\n"
+         "    dist = getattr(module, ''.join(reversed('laimonitlum')))\n"
+         "    log_pmf = dist.logpmf([h, t], h + t, [theta, 1 - theta])\n"
+         "    return float(log_pmf - math.log(math.comb(h + t, h)))\n",
+         "scipy.stats.multinomial"),
+    ],
+    "poisson_rate_mle": [
+        # scipy.stats' log-pmf at the estimated rate (12 of 12 before it was forbidden).
+        ("import numpy as np\n"
+         "from scipy import stats\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    return float(rate), float(stats.poisson.logpmf(k, rate * t).sum())\n",
+         "scipy.stats.poisson"),
+        # A frozen distribution, the name built at run time.
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('nossiop')))(rate * t)\n"
+         "    return float(rate), float(getattr(dist, ''.join(reversed('fmpgol')))(k).sum())\n",
+         "scipy.stats.poisson"),
+        # log Poisson(k | m) = log Gamma(m | shape k + 1, rate 1): the same terms, as a density
+        # of the mean (gamma, erlang, gengamma with c = 1; chi2 at 2m with 2k + 2 degrees of
+        # freedom, plus log 2).
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('ammag')))\n"
+         "    return float(rate), float(dist.logpdf(rate * t, k + 1).sum())\n",
+         "scipy.stats.gamma"),
+        ("import numpy as np\n"
+         "from scipy.stats import erlang\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    return float(rate), float(erlang.logpdf(rate * t, k + 1).sum())\n",
+         "scipy.stats.erlang"),
+        ("import numpy as np\n"
+         "import scipy.stats as st\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    return float(rate), float(st.gengamma.logpdf(rate * t, k + 1, 1).sum())\n",
+         "scipy.stats.gengamma"),
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def poisson_rate_mle(counts, exposure):\n"
+         "    k = np.asarray(counts, float); t = np.asarray(exposure, float)\n"
+         "    rate = k.sum() / t.sum()\n"
+         "    dist = getattr(scipy.stats, 'chi' + str(2))\n"
+         "    log_pdf = dist.logpdf(2 * rate * t, 2 * k + 2) + np.log(2)\n"
+         "    return float(rate), float(log_pdf.sum())\n",
+         "scipy.stats.chi2"),
     ],
 }
 
@@ -195,14 +290,17 @@ HONEST["beyond_the_chapter_loops"] = {
         "    return [rate, total]\n",
 }
 HONEST["beyond_the_chapter_scipy"] = {
-    # scipy.stats' log-pmf at the estimated rate; numpy scalars and a tuple of 0-d arrays.
+    # scipy.special's xlogy and loggamma (scipy.stats.poisson is forbidden: it is the
+    # whole task); numpy scalars and a tuple of 0-d arrays.
     "poisson_rate_mle":
         "import numpy as np\n"
-        "from scipy import stats\n"
+        "from scipy import special\n"
         "def poisson_rate_mle(counts, exposure):\n"
         "    k = np.asarray(counts); t = np.asarray(exposure, float)\n"
         "    rate = k.sum() / t.sum()\n"
-        "    return np.array(rate), np.array(stats.poisson.logpmf(k, rate * t).sum())\n",
+        "    m = rate * t\n"
+        "    log_pmf = special.xlogy(k, m) - m - special.loggamma(k + 1.0)\n"
+        "    return np.array(rate), np.array(log_pmf.sum())\n",
     "exponential_censored_mle":
         "import numpy as np\n"
         "def exponential_censored_mle(x, censored):\n"

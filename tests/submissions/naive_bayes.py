@@ -25,6 +25,30 @@ FORBIDDEN_SHORTCUTS = {
          "def predict_proba_from_log_joint(log_joint):\n"
          "    return ss.softmax(np.asarray(log_joint, float), axis=1)\n",
          "scipy.special.softmax"),
+        # numpy's logsumexp: the reduction of the ufunc logaddexp.
+        ("import numpy as np\n"
+         "def predict_proba_from_log_joint(log_joint):\n"
+         "    L = np.asarray(log_joint, float)\n"
+         "    return np.exp(L - np.logaddexp.reduce(L, axis=1, keepdims=True))\n",
+         "numpy.logaddexp"),
+    ],
+    "bernoulli_nb_log_joint": [
+        # -rel_entr(x, t) = x log t for x in {0, 1} (0 log 0 = 0 included).
+        ("import numpy as np\n"
+         "from scipy import special\n"
+         "def bernoulli_nb_log_joint(X, log_prior, theta):\n"
+         "    X = np.asarray(X, float)[:, None, :]; t = np.asarray(theta, float)[None]\n"
+         "    terms = special.rel_entr(X, t) + special.rel_entr(1 - X, 1 - t)\n"
+         "    return np.asarray(log_prior, float) - terms.sum(axis=2)\n",
+         "scipy.special.rel_entr"),
+        # A binomial with one trial is a Bernoulli; the name built at run time.
+        ("import numpy as np\n"
+         "import scipy.stats\n"
+         "def bernoulli_nb_log_joint(X, log_prior, theta):\n"
+         "    X = np.asarray(X, float)[:, None, :]; t = np.asarray(theta, float)[None]\n"
+         "    dist = getattr(scipy.stats, ''.join(reversed('monib')))\n"
+         "    return np.asarray(log_prior, float) + dist.logpmf(X, 1, t).sum(axis=2)\n",
+         "scipy.stats.binom"),
     ],
     "fit_bernoulli_nb": [
         ("import numpy as np\n"

@@ -26,6 +26,27 @@ FORBIDDEN_SHORTCUTS = {
          "    Ridge = importlib.import_module('sk' + 'learn.linear_model').Ridge\n"
          "    m = Ridge(alpha=lam).fit(np.asarray(X, float), np.asarray(y, float))\n"
          "    return m.coef_, float(m.intercept_)\n", "sklearn"),
+        # Damped least squares is ridge regression: lsqr and lsmr with damp = sqrt(lam).
+        ("import numpy as np\n"
+         "from scipy.sparse.linalg import lsqr\n"
+         "def ridge_fit(X, y, lam):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+         "    xm, ym = X.mean(axis=0), y.mean()\n"
+         "    w = lsqr(X - xm, y - ym, damp=np.sqrt(lam), atol=0, btol=0, conlim=0,\n"
+         "             iter_lim=10000)[0]\n"
+         "    return w, float(ym - xm @ w)\n", "scipy.sparse.linalg.lsqr"),
+    ],
+    "weighted_ridge_fit": [
+        ("import numpy as np\n"
+         "import scipy.sparse.linalg\n"
+         "def weighted_ridge_fit(X, y, lam, weights):\n"
+         "    X = np.asarray(X, float); y = np.asarray(y, float); s = np.asarray(weights, float)\n"
+         "    xm, ym = s @ X / s.sum(), s @ y / s.sum()\n"
+         "    r = np.sqrt(s)\n"
+         "    solve = getattr(scipy.sparse.linalg, ''.join(reversed('rmsl')))\n"
+         "    w = solve(r[:, None] * (X - xm), r * (y - ym), damp=np.sqrt(lam), atol=0, btol=0,\n"
+         "              conlim=0, maxiter=10000)[0]\n"
+         "    return w, float(ym - xm @ w)\n", "scipy.sparse.linalg.lsmr"),
     ],
     "lasso_fit": [
         ("import numpy as np\n"
