@@ -180,6 +180,12 @@ _KEY_RESULT = re.compile(r"^\*\*Key results?\.\*\*(.*?)(?=\n[ \t]*\n|\n[ \t]*#|\
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 
 
+def key_result_text(source: str) -> str:
+    """The ``**Key result.**`` paragraph of a model answer, without its label, on one line
+    (``""`` when the answer has none)."""
+    return " ".join(" ".join(p.split()) for p in _KEY_RESULT.findall(source)).strip()
+
+
 def key_results(source: str) -> list[str]:
     """The equations of the ``**Key result.**`` paragraph of a model answer, one per math span
     (``$...$`` or ``$$...$$``), in order; ``[]`` when the answer has no such paragraph."""
