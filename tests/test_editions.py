@@ -104,3 +104,35 @@ def test_thebe_assets_are_dropped_unless_live_code_is_on():
 ])
 def test_theme_markup_is_made_accessible(html, fixed):
     assert editions._accessible_theme_html(html) == fixed
+
+
+def _reading_app(edition):
+    """A stand-in for Sphinx's application while it reads: its edition, the book's folder and
+    an environment that records the dependencies noted."""
+    from mlcourse_utils.course import ROOT
+
+    noted = []
+    app = types.SimpleNamespace(config=types.SimpleNamespace(mlcourse_edition=edition),
+                                srcdir=str(ROOT),
+                                env=types.SimpleNamespace(note_dependency=noted.append))
+    return app, noted
+
+
+def test_the_instructor_edition_writes_the_page_for_instructors_from_the_notebooks():
+    from mlcourse_utils.book import instructors
+
+    app, noted = _reading_app("instructor")
+    source = ["the student edition's pointer"]
+    editions._instructors_page(app, "book/instructors", source)
+    assert source == [instructors.page()]
+    assert {str(p) for p in instructors.sources()} < set(noted)  # a changed notebook re-reads it
+    assert str(instructors.TEMPLATES / instructors.TEMPLATE) in noted
+
+
+@pytest.mark.parametrize(("edition", "docname"), [("student", "book/instructors"),
+                                                   ("instructor", "book/mle")])
+def test_other_pages_and_the_student_edition_are_read_as_they_are(edition, docname):
+    app, noted = _reading_app(edition)
+    source = ["as written"]
+    editions._instructors_page(app, docname, source)
+    assert source == ["as written"] and noted == []

@@ -11,7 +11,10 @@ Registered in ``_config.yml`` (``sphinx: extra_extensions``). The configuration 
     document tree while it is read, so they are in neither the HTML nor the search index.
 ``"instructor"``
     Everything is shown; the Sphinx tag ``instructor`` is set, so ``{only} instructor`` blocks
-    render too (``{only} student`` blocks render only in the student edition).
+    render too (``{only} student`` blocks render only in the student edition). The page for
+    instructors (``book/instructors``) is written from the solution notebooks while Sphinx reads
+    it (:mod:`mlcourse_utils.book.instructors`, with the notebooks as its dependencies): the
+    student edition shows ``book/instructors.md`` itself, a pointer to that page.
 
 Why not sphinx-exercise's own ``hide_solutions``: it drops ``{solution}`` directives but leaves
 the content of gated solutions in the page (and its ``solution-end`` node then crashes the HTML
@@ -61,6 +64,19 @@ class RemoveInstructorContent(SphinxTransform):
         for node in doomed:
             if node.parent is not None:  # not already gone with an enclosing doomed node
                 node.parent.remove(node)
+
+
+def _instructors_page(app, docname, source):
+    """Instructor edition: the page for instructors, from the solution notebooks, in place of
+    the student edition's pointer (``book/instructors.md``)."""
+    from . import instructors
+
+    if app.config.mlcourse_edition != "instructor" or docname != instructors.DOCNAME:
+        return
+    root = Path(app.srcdir)
+    for path in [*instructors.sources(root), instructors.TEMPLATES / instructors.TEMPLATE]:
+        app.env.note_dependency(str(path))  # a changed notebook re-reads the page
+    source[0] = instructors.page(root)
 
 
 def _config_inited(app, config):
@@ -146,6 +162,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_exercise")
     app.add_config_value("mlcourse_edition", "student", "env", types=[str])
     app.connect("config-inited", _config_inited)
+    app.connect("source-read", _instructors_page)
     app.add_transform(RemoveInstructorContent)
     app.connect("html-page-context", _drop_unused_thebe, priority=900)
     app.connect("build-finished", _fix_theme_accessibility)

@@ -180,6 +180,29 @@ def strip_nbgrader_markers(source: str) -> str:
     return "".join(kept).rstrip("\n")
 
 
+#: The paragraph of a derivation's model answer (the instructor's manual cell) that states its
+#: key result: a line that starts with ``**Key result.**`` (or ``**Key results.**``), up to the
+#: next blank line. Its math is what the student edition must never print
+#: (tests/test_chapter_derivations.py); the instructor edition lists it (book/instructors.py).
+_KEY_RESULT = re.compile(r"^\*\*Key results?\.\*\*(.*?)(?=\n[ \t]*\n|\n[ \t]*#|\Z)", re.M | re.S)
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+
+
+def key_result_text(source: str) -> str:
+    """The ``**Key result.**`` paragraph of a model answer, without its label, on one line
+    (``""`` when the answer has none)."""
+    return " ".join(" ".join(p.split()) for p in _KEY_RESULT.findall(source)).strip()
+
+
+def key_results(source: str) -> list[str]:
+    """The equations of the ``**Key result.**`` paragraph of a model answer, one per math span
+    (``$...$`` or ``$$...$$``), in order; ``[]`` when the answer has no such paragraph."""
+    found = []
+    for paragraph in _KEY_RESULT.findall(source):
+        found += [(display or inline).strip() for display, inline in _MATH_SPAN.findall(paragraph)]
+    return found
+
+
 def strip_hidden_tests(source: str) -> str:
     """The part of a test cell that students see (hidden-test blocks removed)."""
     out, hidden = [], False

@@ -9,8 +9,10 @@ import scipy.linalg
 
 
 def map_covariance(X, Psi, nu):
-    """Mode of the posterior of a covariance under an inverse-Wishart(Psi, nu) prior, the mean
-    fixed at the sample mean: (Psi + S) / (nu + N + D + 1), S the scatter matrix."""
+    """Mode of the posterior density p(Sigma | X), a density over covariances, under an
+    inverse-Wishart(Psi, nu) prior, the mean fixed at the sample mean:
+    (Psi + S) / (nu + N + D + 1), S the scatter matrix (not the inverted mode of the
+    precision's density, which divides by nu + N - D - 1)."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     centred = X - X.mean(axis=0)

@@ -617,7 +617,8 @@ SHORTCUTS = {
                       "def map_covariance(X, Psi, nu):\n"
                       "    X = np.asarray(X, float); C = X - X.mean(0)\n"
                       "    return C.T @ C / len(X)\n", 0),
-    # The posterior mean (Psi + S) / (nu + N - D - 1) instead of the mode: fails every cell.
+    # The posterior mean (Psi + S) / (nu + N - D - 1) instead of the mode (also what the mode of
+    # the precision's density gives, inverted: the Jacobian route): fails every cell.
     "posterior_mean": ("map_covariance",
                        "import numpy as np\n"
                        "def map_covariance(X, Psi, nu):\n"
