@@ -848,9 +848,10 @@ SHORTCUTS.update({
         loss=_PROBIT_LOSS, task="probit_nll_grad", step="1e-3", stencil=_FIVE_POINT), 2),
     "fit_logistic_gd_then_newton": ("fit_logistic_regression",
                                     _LOGISTIC_NEWTON.replace("{switch}", "41"), 4),
-    # Newton's method only for the default budget and above: caught by the run that uses it.
-    "fit_logistic_newton_at_default_budget": ("fit_logistic_regression",
-                                              _LOGISTIC_NEWTON.replace("{switch}", "10000"), 4),
+    # Newton's method only from the convergence runs' budget (5000 steps) up: caught by the
+    # step test that runs the whole budget.
+    "fit_logistic_newton_at_convergence_budget": ("fit_logistic_regression",
+                                                  _LOGISTIC_NEWTON.replace("{switch}", "5000"), 4),
     "fit_softmax_gd_then_accelerated": ("fit_softmax_regression",
         "import numpy as np\n"
         "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
