@@ -64,8 +64,10 @@ def test_a_warning_in_the_students_code_is_never_an_error(sandbox):
     """Warnings never cost points: a test that runs inside ``np.errstate(..., "raise")`` (or
     with warnings made errors) in the grader does not carry that into the student's process.
     The naive sigmoid at -1000 returns its value, 1 / (1 + inf) = 0, and the overflow comes
-    back as a warning; a loop that warns 10 000 times sends back the first 20 only."""
+    back as a warning; a loop that warns 10 000 times sends back the first MAX_WARNINGS only."""
     import warnings
+
+    from mlcourse_utils.grading.runner import MAX_WARNINGS
 
     error, _ = sandbox.exec_cell("import numpy as np\n"
                                  "def naive(t):\n    return 1 / (1 + np.exp(-t))\n"
@@ -78,7 +80,7 @@ def test_a_warning_in_the_students_code_is_never_an_error(sandbox):
         value, warns = sandbox.call("naive", (-1000.0,), {}, 30)
         count, many = sandbox.call("noisy", (10_000,), {}, 30)
     assert value == 0.0 and any("overflow" in w for w in warns), warns
-    assert count == 10_000 and len(many) == 20
+    assert count == 10_000 and len(many) == MAX_WARNINGS < 100
     assert all(w.startswith("RuntimeWarning: divide by zero") for w in many), many[:2]
 
 
