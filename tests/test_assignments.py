@@ -26,6 +26,7 @@ import assignment_support as sup
 from mlcourse_utils.grading.notebook import (
     HIDDEN_BEGIN,
     HIDDEN_END,
+    is_answer_cell,
     load_assignment,
     strip_hidden_tests,
 )
@@ -191,6 +192,10 @@ class Batch:
         add("solution", full, nb=sup.make_submission(name, self.solution))
         add("solution_nested", full, nb=sup.make_submission(name, self.solution), nested=True)
         add("release", zero, nb=sup.release_notebook(name))
+        # Warnings never cost points: every answer starts with a line that makes numpy warn
+        # (log 0, overflow, 0 * inf), as the np.where idiom does in its discarded branch.
+        add("solution_warnings", full, nb=sup.make_submission(
+            name, {t: sup.warning_first(src, t) for t, src in self.solution.items()}))
         def forbidden_zero(label):
             return dict.fromkeys(FORBIDDEN_IN_VARIANTS.get((name, label), {}), 0.0)
 
@@ -336,6 +341,20 @@ def test_solution_full_marks_and_release_zero(batches, name):
     assert b.grades["release"] == (0.0, total)
 
 
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
+def test_warnings_in_every_answer_cost_nothing(batches, name):
+    """The solution with every autograded answer starting with a line that makes numpy warn
+    (divide by zero, overflow, invalid value) keeps full marks in every task, and the warnings
+    are in its results (so each answer did warn while its tests ran)."""
+    b = batches(name)
+    _assert_expected(b, "solution_warnings")
+    entry = json.loads((b.out / "results.json").read_text())["students"]["solution_warnings"]
+    warned = {t["task"] for t in entry["tests"]
+              if any(w.startswith("RuntimeWarning: divide by zero") for w in t["warnings"])}
+    assert warned == set(b.tasks)
+    assert "warnings (they cost no points)" in b.feedback("solution_warnings")
+
+
 def _assert_expected(b, student):
     got = {t: s for t, (s, _) in b.task_scores[student].items()}
     assert got == b.expected[student], f"{student}: {b.feedback(student)[-3000:]}"
@@ -430,10 +449,20 @@ def test_feedback_never_shows_hidden_tests(batches, name):
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
-def test_source_notebook_passes_its_own_tests(name):
+def test_source_notebook_passes_its_own_tests(name, tmp_path):
+    """The solution notebook passes its own tests, visible and hidden, run in a plain kernel as
+    `mlcourse check` runs them, also with every answer starting with a line that makes numpy
+    warn: no test cell makes a warning an error (tests judge values)."""
     from mlcourse_utils.grading.release import run_notebook
 
-    assert run_notebook(sup.ROOT / "solutions" / name / f"{name}.ipynb") == []
+    folder = tmp_path / name
+    shutil.copytree(sup.ROOT / "solutions" / name, folder)
+    nb = sup.load(folder / f"{name}.ipynb")
+    for cell in nb["cells"]:
+        if is_answer_cell(cell):
+            cell["source"] = sup.warning_first(sup.source(cell), sup.grade_id(cell))
+    (folder / f"{name}.ipynb").write_text(json.dumps(nb))
+    assert run_notebook(folder / f"{name}.ipynb") == []
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)

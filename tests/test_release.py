@@ -182,3 +182,54 @@ def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
     assert f"[--timeout {DEFAULT_TIMEOUT}] [--student-timeout {mle_budget:g}]" in readme
     assert f"notebook: {mle_budget:g} s)" in readme
     assert f"the one grading uses: {DEFAULT_TIMEOUT} unless" in readme
+
+
+@pytest.mark.parametrize("source,found", [
+    ('with np.errstate(over="raise", invalid="raise"):\n    v = f(1e4)', "errstate(...) sets a "
+     "floating-point error mode 'raise'"),
+    ('numpy.seterr("raise")', "seterr(...) sets a floating-point error mode 'raise'"),
+    ('np.seterr(divide="call")', "mode 'call'"),
+    ('np.errstate(**{"under": "raise"})', "mode 'raise'"),
+    ('mode = "raise"\nnp.errstate(all=mode)', "mode that is not a literal"),
+    ('import warnings\nwarnings.simplefilter("error")', "simplefilter(...) sets a warnings action "
+     "'error'"),
+    ('warnings.filterwarnings(action="error", category=RuntimeWarning)', "action 'error'"),
+    ('with warnings.catch_warnings(action="error"):\n    pass', "catch_warnings(...)"),
+])
+def test_a_test_cell_that_makes_warnings_errors_is_found(source, found):
+    from mlcourse_utils.grading.release import warnings_made_errors
+
+    assert [found in line for line in warnings_made_errors(source)] == [True]
+
+
+def test_harmless_warning_settings_are_allowed():
+    """Silencing warnings, recording them or a mode given as None leaves a warning a warning."""
+    from mlcourse_utils.grading.release import warnings_made_errors
+
+    assert warnings_made_errors(
+        'with np.errstate(all="ignore", call=None):\n    v = f(0)\nnp.seterr(over="warn")\n'
+        'warnings.simplefilter("ignore", RuntimeWarning)\nwarnings.filterwarnings("always")\n'
+        'with warnings.catch_warnings(record=True):\n    pass\nnp.errstate(divide=None)\n'
+        'def broken(:') == []
+    assert warnings_made_errors('with np.errstate(all="ignore"):\n    v = f(0)\n') == []
+
+
+def test_release_refuses_a_test_cell_that_makes_warnings_errors(tmp_path):
+    """Warnings never cost points: `mlcourse release` refuses a source notebook whose test cell
+    turns warnings into errors (an honest np.where idiom would fail it in `mlcourse check`),
+    naming the cell and the line, before running anything; the exercises are not written."""
+    import nbformat
+
+    from mlcourse_utils.grading.release import release
+
+    shutil.copytree(sup.ROOT / "solutions" / "mle", tmp_path / "solutions" / "mle")
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    path = tmp_path / "solutions" / "mle" / "mle.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if sup.grade_id(c) == "test_bernoulli_mle")
+    cell.source = "import numpy as np\nnp.seterr(all='raise')\n" + cell.source
+    nbformat.write(nb, path)
+    with pytest.raises(ValueError, match=r"test_bernoulli_mle, line 2: seterr\(\.\.\.\) sets a "
+                                         r"floating-point error mode 'raise'"):
+        release(["mle"], root=tmp_path, check=False, quiet=True)
+    assert not (tmp_path / "exercises").exists()

@@ -12,6 +12,7 @@ looks for, and the assignment's time limit of one cell, which ``mlcourse check``
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -25,11 +26,13 @@ from .notebook import (
     ALLOWED_LIBRARIES,
     HIDDEN_BEGIN,
     assignment_from_cells,
+    cell_source,
     find_course_root,
     grade_id,
     is_answer_cell,
     is_test_cell,
     nbgrader_checksum,
+    parse_python,
     task_rule,
     time_limit,
 )
@@ -88,6 +91,63 @@ def run_notebook(path: Path | str, timeout: float | None = None,
         text = result.error if result.status == "error" else f"{result.status}: {result.error}"
         errors.append((gid, text, is_test_cell(cell)))
     return errors
+
+
+#: numpy's floating-point error modes that leave a warning a warning (not "raise", "call").
+_HARMLESS_ERR_MODES = frozenset({"ignore", "warn", "print", "log"})
+#: The warnings module's actions that leave a warning a warning (not "error").
+_HARMLESS_ACTIONS = frozenset({"default", "ignore", "always", "all", "module", "once"})
+
+
+def _literal(node: ast.AST) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _literal  # (not a literal)
+
+
+def warnings_made_errors(source: str) -> list[str]:
+    """Where a test cell's code would turn a warning into an error, one line each.
+
+    Tests judge values, never warnings: a test cell must not set a numpy floating-point error
+    mode other than "ignore", "warn", "print" or "log" (``np.errstate(over="raise")``,
+    ``np.seterr(all="call")``) nor a warnings action "error" (``warnings.simplefilter("error")``,
+    ``filterwarnings``, ``catch_warnings(action=...)``): `mlcourse check` runs the test cells
+    in the student's kernel, where such a mode would make an honest ``np.where`` idiom (a
+    harmless ``RuntimeWarning`` in the discarded branch) fail. A mode that is not a literal is
+    refused too (it cannot be read). A cell that does not parse yields nothing here.
+    """
+    try:
+        tree = parse_python(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in ("errstate", "seterr"):
+            modes = [kw.value for kw in node.keywords if kw.arg != "call"] + list(node.args)
+            allowed, what = _HARMLESS_ERR_MODES, "a floating-point error mode"
+        elif name in ("simplefilter", "filterwarnings", "catch_warnings"):
+            modes = [kw.value for kw in node.keywords if kw.arg == "action"]
+            if name != "catch_warnings" and node.args:
+                modes.append(node.args[0])
+            allowed, what = _HARMLESS_ACTIONS, "a warnings action"
+        else:
+            continue
+        bad = []
+        for mode in modes:
+            value = _literal(mode)
+            values = value.values() if isinstance(value, dict) else [value]  # **{"over": ...}
+            bad += [v for v in values
+                    if v is not None and not (isinstance(v, str) and v in allowed)]
+        if bad:
+            found.append(f"line {node.lineno}: {name}(...) sets {what} " + (
+                f"{bad[0]!r}, which makes a warning an error" if bad[0] is not _literal else
+                "that is not a literal (it could make a warning an error)"))
+    return found
 
 
 def _points(value: float) -> str:
@@ -185,14 +245,31 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
     nbformat.write(nb, release)
 
 
+def _refuse_warnings_made_errors(source: Path, name: str) -> None:
+    """ValueError naming each test cell of ``source`` that turns warnings into errors
+    (:func:`warnings_made_errors`): warnings never cost points, so no test may do that."""
+    import nbformat
+
+    nb = nbformat.read(source, as_version=4)
+    lines = [f"  {grade_id(cell) or f'cell {i + 1}'}, {problem}"
+             for i, cell in enumerate(nb.cells) if is_test_cell(cell)
+             for problem in warnings_made_errors(cell_source(cell))]
+    if lines:
+        raise ValueError(f"solutions/{name}/{name}.ipynb has test cells that turn warnings into "
+                         "errors (tests judge values: check the values instead, e.g. "
+                         "np.isfinite and the expected number):\n" + "\n".join(lines))
+
+
 def release(names: Iterable[str] | None = None, root: Path | str | None = None, check: bool = True,
             quiet: bool = False, timeout: float | None = None,
             budget: float | None = None) -> list[str]:
     """Regenerate ``exercises/NAME`` from ``solutions/NAME`` with nbgrader.
 
-    With ``check`` (the default) each solution notebook is first executed (``timeout`` seconds
-    per cell, default the assignment's limit; ``budget`` in all) and must pass every one of its
-    own tests; otherwise nothing is generated and ``RuntimeError`` says which failed. Each
+    A test cell that turns warnings into errors is refused (ValueError; see
+    :func:`warnings_made_errors`). With ``check`` (the default) each solution notebook is first
+    executed (``timeout`` seconds per cell, default the assignment's limit; ``budget`` in all)
+    and must pass every one of its own tests; otherwise nothing is generated and
+    ``RuntimeError`` says which failed. Each
     release notebook then gets its generated first cell and test-cell manifest
     (:func:`finish_release_notebook`).
     """
@@ -202,6 +279,7 @@ def release(names: Iterable[str] | None = None, root: Path | str | None = None, 
         source = root / "solutions" / name / f"{name}.ipynb"
         if not source.is_file():
             raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb")
+        _refuse_warnings_made_errors(source, name)
         if check:
             errors = run_notebook(source, timeout=timeout, budget=budget)
             if errors:

@@ -122,10 +122,9 @@ def _install_seccomp(fds):
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
 
 
-#: Set by :func:`main`: whether the filter holds, the protocol's pipes, numpy (and its
-#: floating-point error context, bound before any student code runs), the shell.
+#: Set by :func:`main`: whether the filter holds, the protocol's pipes, numpy, the shell.
 SECCOMP = False
-_in = _out = np = _errstate = shell = None
+_in = _out = np = shell = None
 
 
 def _read_exact(n):
@@ -164,9 +163,6 @@ class _Blocker:
             )
         return None
 
-
-_ERR_KEYS = ("divide", "over", "under", "invalid")
-_ERR_MODES = ("ignore", "warn", "raise", "print")
 
 _ALLOWED_KINDS = "biufU"
 
@@ -224,8 +220,27 @@ def decode(obj: object) -> object:
     return obj
 
 
-def _warning_texts(caught):
-    return [f"{w.category.__name__}: {w.message}"[:300] for w in caught[:20]]
+#: Warnings kept per request, as text (a loop that warns a million times keeps the first).
+MAX_WARNINGS = 20
+
+
+class _Warnings(warnings.catch_warnings):
+    """The warnings of one request: each is recorded, never printed and never an error (the
+    filter is "always", whatever the notebook set); the first :data:`MAX_WARNINGS` are kept as
+    text. The grader's floating-point error mode never reaches the student's code: a test's
+    ``np.errstate(..., "raise")`` holds in the grader's process only, so a warning inside an
+    answer is a warning, shown in the feedback, and never costs points."""
+
+    def __enter__(self):
+        super().__enter__()
+        warnings.simplefilter("always")
+        self.texts = []
+        warnings.showwarning = self._keep
+        return self.texts
+
+    def _keep(self, message, category, filename, lineno, file=None, line=None):
+        if len(self.texts) < MAX_WARNINGS:
+            self.texts.append(f"{category.__name__}: {message}"[:300])
 
 
 def _exception_info(exc):
@@ -635,11 +650,10 @@ def _install_monitor(entries, fd):  # noqa: C901 (one closure holds all its stat
 
 def _handle(op, msg, request):
     if op == "exec":
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _Warnings() as caught:
             result = shell.run_cell(msg["source"], store_history=False)
         error = result.error_before_exec or result.error_in_exec
-        reply = {"ok": error is None, "warnings": _warning_texts(caught)}
+        reply = {"ok": error is None, "warnings": caught}
         if error is not None:
             reply.update(_exception_info(error))
         sys.stdout.flush()
@@ -653,17 +667,13 @@ def _handle(op, msg, request):
                   "message": f"the notebook does not define a function {msg['name']!r}",
                   "warnings": [], "id": request})
             return
-        errstate = msg.get("errstate")
-        errstate = {k: v for k, v in errstate.items() if k in _ERR_KEYS and v in _ERR_MODES} \
-            if isinstance(errstate, dict) else {}
-        with warnings.catch_warnings(record=True) as caught, _errstate(**errstate):
-            warnings.simplefilter("always")
+        with _Warnings() as caught:
             try:
                 value = fn(*decode(msg["args"]), **decode(msg["kwargs"]))
                 reply = {"ok": True, "value": encode(value)}
             except BaseException as exc:  # noqa: BLE001 (the student's error is data)
                 reply = {"ok": False, **_exception_info(exc)}
-        reply["warnings"] = _warning_texts(caught)
+        reply["warnings"] = caught
         reply["id"] = request
         sys.stdout.flush()
         sys.stderr.flush()
@@ -1010,14 +1020,13 @@ def _preload(sock):
 def prepare() -> None:
     """Import numpy and IPython and make the shell (no student code has run yet): what each
     sandbox needs before its first cell. A prepared image (:func:`zygote`) does it once."""
-    global np, _errstate, shell
+    global np, shell
     if shell is not None:
         return
     import numpy as np
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    _errstate = np.errstate
     # Cells run with store_history=False: no history database (on disk, and a thread to write
     # it), which costs a tenth of a second per sandbox.
     config = Config()

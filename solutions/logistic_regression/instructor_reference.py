@@ -97,7 +97,7 @@ def probit_minimiser(X, y, l2=1.0):
     return theta[:-1], float(theta[-1])
 
 
-def logistic_gd(X, y, l2, lr, max_iter, tol=0.0):
+def logistic_gd(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
     """fit_logistic_regression's prescribed method: gradient descent from 0, at most max_iter steps."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -111,7 +111,7 @@ def logistic_gd(X, y, l2, lr, max_iter, tol=0.0):
     return w, b
 
 
-def softmax_gd(X, y, l2, lr, max_iter, tol=0.0):
+def softmax_gd(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):
     """fit_softmax_regression's prescribed method: gradient descent from zeros; b centred."""
     X = np.asarray(X, dtype=float)
     classes, index = np.unique(np.asarray(y), return_inverse=True)
@@ -126,3 +126,24 @@ def softmax_gd(X, y, l2, lr, max_iter, tol=0.0):
             break
         W, b = W - lr * gW, b - lr * gb
     return classes, W, b - b.mean()
+
+
+def collinear_problem(rng, n, d, classes=2):
+    """Data on which plain gradient descent is slow: (X (n, d), labels (n,) in 0..classes-1).
+
+    The features are one common factor plus noise of a hundredth of its size (correlations
+    about 0.9999), shifted and scaled; the labels come from a noisy score that also uses the
+    small differences between the features, and every class occurs. With a penalty of about
+    1e-3 and the safe step (1 / the largest curvature), the penalised loss has a condition
+    number in the thousands: gradient descent is still far from the minimiser after 10 000
+    steps, so the point it reaches after k steps tells the method apart from another method
+    (Newton's, L-BFGS), which would be at the minimiser by then.
+    """
+    while True:
+        z = rng.normal(size=(n, 1))
+        noise = 0.01 * rng.normal(size=(n, d))
+        scores = z * rng.normal(size=classes) + 100 * noise @ rng.normal(size=(d, classes))
+        labels = np.argmax(scores + rng.gumbel(size=(n, classes)), axis=1)
+        if len(np.unique(labels)) == classes:
+            X = (z + noise) * rng.uniform(0.5, 2.0, size=d) + rng.normal(0.0, 1.0, size=d)
+            return X, labels

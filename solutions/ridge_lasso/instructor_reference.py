@@ -100,3 +100,24 @@ def lasso_path_sweeps(X, y, lams, tol=1e-8, max_iter=10000):
     package's lasso_path, whose working sets count sweeps differently): at most max_iter sweeps
     per penalty, each from the last."""
     return lasso_path_warm(X, y, lams, tol, max_iter)[0]
+
+
+def collinear_problem(rng, n, d, positive=False):
+    """Data on which cyclic coordinate descent is slow: (X (n, d), y (n,)) and a penalty.
+
+    The features are one common factor plus noise of a fiftieth of its size (correlations
+    about 0.9996), shifted and scaled; y is a combination of them with weights of alternating
+    signs (all positive with ``positive``, for the non-negative LASSO) and little noise. With a
+    penalty of 1e-6 to 1e-5 times lambda_max every weight of the solution is non-zero, and each
+    sweep shrinks the distance to it by a factor of about 1 - 1e-3: after 1000 sweeps the
+    weights are still far from the solution, so the point reached after k sweeps tells the
+    method apart from another solver (which would be at the solution by then).
+    """
+    z = rng.normal(size=(n, 1))
+    Z = z + 0.02 * rng.normal(size=(n, d))
+    w = rng.uniform(1.0, 3.0, size=d) * (1.0 if positive else np.resize([1.0, -1.0], d))
+    y = Z @ w + 0.003 * rng.normal(size=n) + rng.normal(0.0, 2.0)
+    X = Z * rng.uniform(0.5, 2.0, size=d) + rng.normal(0.0, 2.0, size=d)
+    Xc = X - X.mean(axis=0)
+    lam_max = np.max(np.abs(Xc.T @ (y - y.mean()))) / n
+    return X, y, float(np.exp(rng.uniform(np.log(1e-6), np.log(1e-5))) * lam_max)

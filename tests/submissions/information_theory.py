@@ -667,3 +667,33 @@ SHORTCUTS = {
         "    pi = pi[pi > 0]\n"
         "    return float(-np.sum(pi * np.log(pi)) / np.log(base))\n", 0),
 }
+
+# The np.where idiom for 0 log 0 = 0: both branches are computed, so log 0 (and 0 / 0 in the
+# discarded branch) warn. Warnings never cost points: each keeps full marks.
+HONEST["where_idioms"] = {
+    "entropy":
+        "import numpy as np\n"
+        "def entropy(p, base=2):\n"
+        "    p = np.asarray(p, dtype=float)\n"
+        "    return float(-np.sum(np.where(p > 0, p * np.log(p), 0.0)) / np.log(base))\n",
+    "cross_entropy":
+        "import numpy as np\n"
+        "def cross_entropy(p, q, base=2):\n"
+        "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+        "    return float(-np.sum(np.where(p > 0, p * np.log(q), 0.0)) / np.log(base))\n",
+    "js_divergence":
+        "import numpy as np\n"
+        "def js_divergence(p, q, base=2):\n"
+        "    p, q = np.asarray(p, float), np.asarray(q, float)\n"
+        "    m = (p + q) / 2\n"
+        "    kl = lambda a: np.sum(np.where(a > 0, a * np.log(a / m), 0.0))\n"
+        "    return float((kl(p) + kl(q)) / 2 / np.log(base))\n",
+    "entropy_rate":
+        "import numpy as np\n"
+        "def entropy_rate(P, base=2):\n"
+        "    P = np.asarray(P, float); K = len(P)\n"
+        "    A = P.T - np.eye(K); A[-1] = 1.0\n"
+        "    pi = np.linalg.solve(A, np.r_[np.zeros(K - 1), 1.0])\n"
+        "    rows = -np.sum(np.where(P > 0, P * np.log(P), 0.0), axis=1)\n"
+        "    return float(pi @ rows / np.log(base))\n",
+}

@@ -768,3 +768,231 @@ SHORTCUTS = {
         "                   options={'gtol': 1e-12, 'ftol': 0.0, 'maxiter': 100000})\n"
         "    return res.x[:-1], res.x[-1]\n", 5),
 }
+
+# ---------------------------------------------------------------- warnings and method tests
+# The np.where idioms compute both branches, so the discarded one warns (overflow, 0 / 0,
+# log 0, 1 / 0): warnings never cost points, and each keeps full marks.
+_WHERE_SIGMOID = (
+    "import numpy as np\n"
+    "def _sigmoid(t):\n"
+    "    return np.where(t >= 0, 1 / (1 + np.exp(-t)), np.exp(t) / (1 + np.exp(t)))\n"
+)
+_WHERE_MILLS = (
+    "import numpy as np\n"
+    "from scipy.special import ndtr\n"
+    "def _mills(z):\n"
+    "    # phi(z) / Phi(z): the plain ratio above -20 (0 / 0 below), the asymptotic series\n"
+    "    # -z / (1 - 1/z^2 + 3/z^4 - 15/z^6 + 105/z^8 - 945/z^10) below (1 / 0 at z = 0)\n"
+    "    naive = np.exp(-z * z / 2) / np.sqrt(2 * np.pi) / ndtr(z)\n"
+    "    u = 1 / (z * z)\n"
+    "    series = -z / (1 - u + 3 * u**2 - 15 * u**3 + 105 * u**4 - 945 * u**5)\n"
+    "    return np.where(z > -20, naive, series)\n"
+)
+HONEST["where_idioms"] = {
+    "sigmoid":
+        _WHERE_SIGMOID +
+        "def sigmoid(t):\n"
+        "    out = _sigmoid(np.asarray(t, dtype=float))\n"
+        "    return out[()]\n",
+    # log(1 + e^-z) as written for z > 0 and as -z + log(1 + e^z) below: e^|z| overflows in the
+    # branch that is thrown away.
+    "logistic_nll":
+        "import numpy as np\n"
+        "def logistic_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float)\n"
+        "    a = np.asarray(X, float) @ w + b\n"
+        "    z = np.where(np.asarray(y) == 1, a, -a)\n"
+        "    terms = np.where(z > 0, np.log1p(np.exp(-z)), -z + np.log1p(np.exp(z)))\n"
+        "    return float(terms.sum() + 0.5 * l2 * w @ w)\n",
+    "logistic_nll_grad":
+        _WHERE_SIGMOID +
+        "def logistic_nll_grad(w, b, X, y, l2=0.0):\n"
+        "    X = np.asarray(X, float); w = np.asarray(w, float)\n"
+        "    r = _sigmoid(X @ w + b) - np.asarray(y, float)\n"
+        "    return X.T @ r + l2 * w, float(r.sum())\n",
+    "fit_logistic_regression":
+        _WHERE_SIGMOID +
+        "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+        "    w, b = np.zeros(X.shape[1]), 0.0\n"
+        "    for _ in range(max_iter):\n"
+        "        r = _sigmoid(X @ w + b) - y\n"
+        "        gw, gb = X.T @ r + l2 * w, r.sum()\n"
+        "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
+        "            break\n"
+        "        w, b = w - lr * gw, b - lr * gb\n"
+        "    return w, b\n",
+    # log Phi(z) as log(ndtr(z)) above -30 (log 0 below) and its asymptotic series below
+    # (log of a negative number above 0).
+    "probit_nll":
+        "import numpy as np\n"
+        "from scipy.special import ndtr\n"
+        "def probit_nll(w, b, X, y, l2=0.0):\n"
+        "    w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    z = s * (np.asarray(X, float) @ w + b)\n"
+        "    u = 1 / (z * z)\n"
+        "    series = (-z * z / 2 - np.log(-z) - 0.5 * np.log(2 * np.pi)\n"
+        "              + np.log1p(-u + 3 * u**2 - 15 * u**3 + 105 * u**4 - 945 * u**5))\n"
+        "    return float(-np.where(z > -30, np.log(ndtr(z)), series).sum() + 0.5 * l2 * w @ w)\n",
+    "probit_nll_grad":
+        _WHERE_MILLS +
+        "def probit_nll_grad(w, b, X, y, l2=0.0):\n"
+        "    X = np.asarray(X, float); w = np.asarray(w, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    g = -s * _mills(s * (X @ w + b))\n"
+        "    return X.T @ g + l2 * w, float(g.sum())\n",
+    "fit_probit_regression":
+        _WHERE_MILLS +
+        "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    w, b = np.zeros(X.shape[1]), 0.0\n"
+        "    for _ in range(max_iter):\n"
+        "        g = -s * _mills(s * (X @ w + b))\n"
+        "        gw, gb = X.T @ g + l2 * w, g.sum()\n"
+        "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
+        "            break\n"
+        "        w, b = w - lr * gw, b - lr * gb\n"
+        "    return w, float(b)\n",
+}
+
+# Finite differences of the loss instead of the derived gradient: right to about 1e-9 on
+# ordinary data, off where the loss is huge beside a gradient of order one (the hidden cells).
+# Central differences with a relative step keep visible and edge: logistic_nll_grad 2 of 4,
+# probit_nll_grad 4 of 9. A five-point stencil with a step of 1e-3 keeps logistic_nll_grad's
+# visible and edge cells (2 of 4) but loses probit_nll_grad's edge case too, where the loss is
+# 1e8 (2 of 9).
+_FINITE_DIFFERENCES = (
+    "import numpy as np\n"
+    "{loss}"
+    "def {task}(w, b, X, y, l2=0.0):\n"
+    "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+    "    f = lambda theta: _loss(theta, X, y) + 0.5 * l2 * theta[:-1] @ theta[:-1]\n"
+    "    theta = np.r_[np.asarray(w, float), b]\n"
+    "    grad = np.zeros_like(theta)\n"
+    "    for i in range(len(theta)):\n"
+    "        e = np.zeros_like(theta)\n"
+    "        e[i] = h = {step}\n"
+    "        grad[i] = {stencil}\n"
+    "    return grad[:-1], float(grad[-1])\n"
+)
+_LOGISTIC_LOSS = (
+    "def _loss(theta, X, y):\n"
+    "    a = X @ theta[:-1] + theta[-1]\n"
+    "    return np.sum(np.logaddexp(0, a) - y * a)\n"
+)
+_PROBIT_LOSS = (
+    "from scipy.special import log_ndtr\n"
+    "def _loss(theta, X, y):\n"
+    "    return -np.sum(log_ndtr((2 * y - 1) * (X @ theta[:-1] + theta[-1])))\n"
+)
+_CENTRAL = "(f(theta + e) - f(theta - e)) / (2 * h)"
+_FIVE_POINT = ("(f(theta - 2 * e) - 8 * f(theta - e) + 8 * f(theta + e) - f(theta + 2 * e)) "
+               "/ (12 * h)")
+
+# Hybrid fits: the prescribed steps when max_iter is small (what the step tests used to ask
+# for: at most 40 steps), another method when it is large (Newton's, accelerated gradient,
+# FISTA): the minimiser every time, but not the point after k steps for a large k, so each
+# loses its cell of steps: fit_logistic_regression 4 of 5, fit_softmax_regression 4 of 5,
+# fit_probit_regression 7 of 9.
+_LOGISTIC_NEWTON = (
+    _GRAD +
+    "def _newton(X, y, l2):\n"
+    "    Xt = np.column_stack([X, np.ones(len(X))])\n"
+    "    penalty = np.r_[np.full(X.shape[1], l2), 0.0]\n"
+    "    loss = lambda t: np.sum(np.logaddexp(0, Xt @ t) - y * (Xt @ t)) + 0.5 * penalty @ t**2\n"
+    "    theta = np.zeros(Xt.shape[1])\n"
+    "    for _ in range(200):\n"
+    "        gw, gb = _grad(theta[:-1], theta[-1], X, y, l2)\n"
+    "        g = np.r_[gw, gb]\n"
+    "        if np.abs(g).max() <= 1e-12:\n"
+    "            break\n"
+    "        p = np.exp(-np.logaddexp(0, -(Xt @ theta)))\n"
+    "        H = Xt.T @ ((p * (1 - p))[:, None] * Xt) + np.diag(penalty)\n"
+    "        step, t = np.linalg.solve(H, g), 1.0\n"
+    "        while t > 1e-10 and loss(theta - t * step) > loss(theta):\n"
+    "            t /= 2\n"
+    "        theta = theta - t * step\n"
+    "    return theta[:-1], theta[-1]\n"
+    "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+    "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
+    "    if max_iter >= {switch}:\n"
+    "        return _newton(X, y, l2)\n"
+    "    w, b = np.zeros(X.shape[1]), 0.0\n"
+    "    for _ in range(max_iter):\n"
+    "        gw, gb = _grad(w, b, X, y, l2)\n"
+    "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
+    "            break\n"
+    "        w, b = w - lr * gw, b - lr * gb\n"
+    "    return w, b\n"
+)
+SHORTCUTS.update({
+    "logistic_nll_grad_finite_differences": ("logistic_nll_grad", _FINITE_DIFFERENCES.format(
+        loss=_LOGISTIC_LOSS, task="logistic_nll_grad", step="1e-5 * max(1.0, abs(theta[i]))",
+        stencil=_CENTRAL), 2),
+    "logistic_nll_grad_five_point": ("logistic_nll_grad", _FINITE_DIFFERENCES.format(
+        loss=_LOGISTIC_LOSS, task="logistic_nll_grad", step="1e-3", stencil=_FIVE_POINT), 2),
+    "probit_nll_grad_finite_differences": ("probit_nll_grad", _FINITE_DIFFERENCES.format(
+        loss=_PROBIT_LOSS, task="probit_nll_grad", step="1e-5 * max(1.0, abs(theta[i]))",
+        stencil=_CENTRAL), 4),
+    "probit_nll_grad_five_point": ("probit_nll_grad", _FINITE_DIFFERENCES.format(
+        loss=_PROBIT_LOSS, task="probit_nll_grad", step="1e-3", stencil=_FIVE_POINT), 2),
+    "fit_logistic_gd_then_newton": ("fit_logistic_regression",
+                                    _LOGISTIC_NEWTON.replace("{switch}", "41"), 4),
+    # Newton's method only from the convergence runs' budget (5000 steps) up: caught by the
+    # step test that runs the whole budget.
+    "fit_logistic_newton_at_convergence_budget": ("fit_logistic_regression",
+                                                  _LOGISTIC_NEWTON.replace("{switch}", "5000"), 4),
+    "fit_softmax_gd_then_accelerated": ("fit_softmax_regression",
+        "import numpy as np\n"
+        "def fit_softmax_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float)\n"
+        "    classes, index = np.unique(y, return_inverse=True)\n"
+        "    T = np.eye(len(classes))[index.ravel()]\n"
+        "    def grad(W, b):\n"
+        "        A = X @ W + b\n"
+        "        P = np.exp(A - A.max(axis=1, keepdims=True))\n"
+        "        R = P / P.sum(axis=1, keepdims=True) - T\n"
+        "        return X.T @ R + l2 * W, R.sum(axis=0)\n"
+        "    W, b = np.zeros((X.shape[1], len(classes))), np.zeros(len(classes))\n"
+        "    V, c = W, b                  # Nesterov's extrapolated point\n"
+        "    for k in range(max_iter):\n"
+        "        gW, gb = grad(W, b)\n"
+        "        if max(np.abs(gW).max(), np.abs(gb).max()) <= tol:\n"
+        "            break\n"
+        "        if max_iter <= 40:       # the prescribed steps\n"
+        "            W, b = W - lr * gW, b - lr * gb\n"
+        "            continue\n"
+        "        gV, gc = grad(V, c)\n"
+        "        W_new, b_new = V - lr * gV, c - lr * gc\n"
+        "        V, c = W_new + k / (k + 3) * (W_new - W), b_new + k / (k + 3) * (b_new - b)\n"
+        "        W, b = W_new, b_new\n"
+        "    return classes, W, b - b.mean()\n", 4),
+    "fit_probit_gd_then_newton": ("fit_probit_regression",
+        _PROBIT_LOG +
+        "def _grad(theta, Xt, s, penalty):\n"
+        "    z = s * (Xt @ theta)\n"
+        "    m = np.exp(-z * z / 2 - 0.5 * np.log(2 * np.pi) - log_ndtr(z))\n"
+        "    return Xt.T @ (-s * m) + penalty * theta, z, m\n"
+        "def fit_probit_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
+        "    X = np.asarray(X, float); s = 2 * np.asarray(y, float) - 1\n"
+        "    Xt = np.column_stack([X, np.ones(len(X))])\n"
+        "    penalty = np.r_[np.full(X.shape[1], l2), 0.0]\n"
+        "    theta = np.zeros(Xt.shape[1])\n"
+        "    if max_iter <= 40:\n"
+        "        for _ in range(max_iter):\n"
+        "            g, _, _ = _grad(theta, Xt, s, penalty)\n"
+        "            if np.abs(g).max() <= tol:\n"
+        "                break\n"
+        "            theta = theta - lr * g\n"
+        "        return theta[:-1], theta[-1]\n"
+        "    loss = lambda t: -np.sum(log_ndtr(s * (Xt @ t))) + 0.5 * penalty @ t**2\n"
+        "    for _ in range(200):\n"
+        "        g, z, m = _grad(theta, Xt, s, penalty)\n"
+        "        if np.abs(g).max() <= 1e-12:\n"
+        "            break\n"
+        "        H = Xt.T @ ((m * (m + z))[:, None] * Xt) + np.diag(penalty)\n"
+        "        step, t = np.linalg.solve(H, g), 1.0\n"
+        "        while t > 1e-10 and loss(theta - t * step) > loss(theta):\n"
+        "            t /= 2\n"
+        "        theta = theta - t * step\n"
+        "    return theta[:-1], theta[-1]\n", 7),
+})
