@@ -114,7 +114,7 @@ _WATCH = textwrap.dedent("""
     for cell in json.loads(sys.argv[3]):  # each cell as the sandbox runs one
         sys.audit("mlcourse.request")
         namespace = {}
-        exec(compile(cell, "<cell>", "exec"), namespace)
+        exec(compile(cell, "<ipython-input-1-cell>", "exec"), namespace)  # (as IPython names it)
         results.append(namespace.get("result"))
     os.set_blocking(read_fd, False)
     data = b""

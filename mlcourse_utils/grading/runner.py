@@ -358,11 +358,10 @@ class _Refused(RuntimeError):
     """A copy of a forbidden function's code was about to run (the watch refuses it)."""
 
 
-def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noqa: C901
+def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
     """Watch the calls ``entries`` (qualified names or module prefixes), reporting on the
-    descriptor ``fd``; ``internal`` maps a forbidden call to the library functions whose own
-    calls of it are not the student's; ``programs_blocked``: the seccomp filter refuses new
-    programs. Returns ``(number of functions watched now, names watched on import)``."""
+    descriptor ``fd``; ``programs_blocked``: the seccomp filter refuses new programs. Returns
+    ``(number of functions watched now, names watched on import)``."""
     import inspect
     import mmap
     import types
@@ -390,14 +389,16 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
     stand_ins = {}         # id(compiled original) -> its stand-in
     prints = {}            # a code's shape -> [(original code, label)]: copies are refused
     raw_prints = set()     # the bytecode of every watched original (long enough to be unique)
-    callers = {}           # id(allowed caller's code) -> [(forbidden, code, globals, snapshot)]
+    faces = []             # number -> ids of the objects that are that function (a dispatcher)
+    baselines = {}         # id(a library module's namespace) -> a copy, as it was loaded
+    library_functions = {}  # id(function) -> whether its code is a library's (until changed)
+    student_codes, student_kept = set(), []  # code run or made from text by student code
     packages = set()       # packages whose tables may hold a compiled original
     patched_classes = {}   # id(class) -> label (every method watched)
     watched_modules = set()  # modules that hold a stand-in (a re-import would undo it)
     patched_modules = set()
     prefixes = []          # module prefixes, and every name not resolved yet
     lazy = {}              # entry -> its parts: not resolved yet (its module is not loaded)
-    lazy_callers = {}      # allowed caller -> (its parts, the forbidden call)
     triggers = set()       # the modules whose import may resolve an entry of `lazy`
     roots = set()          # top-level packages of `prefixes` (imports the hook must see first)
     pending = set()        # imported without the import hook: changed at the next event
@@ -489,8 +490,9 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
             return inspect.Signature(list(self.parameters.values()),
                                      return_annotation=self.return_annotation).replace(**changes)
 
-    def add(original, label, receiver, kind, code):
+    def add(original, label, receiver, kind, code, face):
         index = len(originals)
+        faces.append({id(face)})
         labels.append(label)
         originals.append(original)
         codes.append(code)
@@ -522,7 +524,7 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
             except (AttributeError, TypeError, ValueError):
                 return None
             index = add(original, label if receiver is None else None,
-                        None if receiver is None else {}, "function", tramp)
+                        None if receiver is None else {}, "function", tramp, fn)
             done[id(fn)] = index
             kept.append(fn)
             fingerprint(code, label)
@@ -562,7 +564,8 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                 setattr(stand_in, attr, getattr(original, attr))
             except (AttributeError, TypeError):
                 pass
-        index = add(original, label, None, kind, code)
+        index = add(original, label, None, kind, code, original)
+        faces[index].add(id(stand_in))
         done[id(original)] = index
         kept.append(stand_in)
         replacing[id(original)] = (original, stand_in)
@@ -576,7 +579,11 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
         implementation = getattr(value, "_implementation", None) \
             if type(value).__name__ == "_ArrayFunctionDispatcher" else None
         if type(implementation) is FunctionType:  # numpy.cov: the dispatcher stays
-            return watch_function(implementation, label)
+            index = watch_function(implementation, label)
+            if index is not None:
+                faces[index].add(id(value))
+                kept.append(value)
+            return index
         if type(value).__name__ in _COMPILED_TYPES:
             return watch_compiled(value, label)
         return None
@@ -599,7 +606,7 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
         for attr, fn in functions_of(cls).items():
             if attr in ("__init__", "__new__", "__call__"):
                 watch_function(fn, label)
-            elif not (attr.startswith("__") and attr.endswith("__")):
+            elif attr != "__del__":  # (run by the garbage collector, whenever)
                 watch_function(fn, f"{label}.{attr}")
 
     def frozen_class(cls):
@@ -850,77 +857,10 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                     lazy.pop(entry, None)
                 return
 
-    def caller_code(target):
-        """The code an allowed caller runs (its original code, if it is watched too)."""
-        if type(target).__name__ == "_ArrayFunctionDispatcher":
-            target = getattr(target, "_implementation", None)
-        if type(target) in (staticmethod, classmethod):
-            target = target.__func__
-        if type(target) is not FunctionType:
-            return None
-        index = done.get(id(target))
-        return originals[index] if index is not None else target
-
-    def snapshot(fn):
-        """The globals (and their attributes) an allowed caller's code names, as they are."""
-        names, todo = set(), [fn.__code__]
-        while todo:
-            c = todo.pop()
-            names.update(c.co_names)
-            todo.extend(k for k in c.co_consts if type(k) is CodeType)
-        g = fn.__globals__
-        builtins_ = g.get("__builtins__")
-        builtins_ = module_vars(builtins_) if isinstance(builtins_, ModuleType) else builtins_
-        taken = []
-        for name in sorted(names):
-            place = g if name in g else builtins_ if type(builtins_) is dict and \
-                name in builtins_ else None
-            if place is None:
-                continue
-            value = place[name]
-            below = ()
-            if isinstance(value, ModuleType):
-                below = tuple((n, module_vars(value)[n]) for n in sorted(names)
-                              if n in module_vars(value))
-            taken.append((place, name, value, below))
-        return taken
-
-    def intact(taken):
-        for place, name, value, below in taken:
-            now = place.get(name, missing)
-            if now is not value and stand_ins.get(id(value)) is not now:
-                return False
-            for attr, item in below:
-                now = module_vars(value).get(attr, missing)
-                if now is not item and stand_ins.get(id(item)) is not now:
-                    return False
-        return True
-
-    def resolve_caller(name, ready=None):
-        parts, forbidden = lazy_callers[name]
-        for cut in range(len(parts), 0, -1):
-            module = sys.modules.get(".".join(parts[:cut]))
-            if module is not None:
-                if ".".join(parts[:cut]) != ready and initializing(module):
-                    return
-                found = find(module, parts[cut:])
-                if found is missing:
-                    return
-                lazy_callers.pop(name, None)
-                fn = caller_code(found[1]) if found is not None else None
-                if fn is not None:
-                    for label in forbidden:
-                        callers.setdefault(id(fn.__code__), []).append(
-                            (label, fn.__code__, fn.__globals__, snapshot(fn)))
-                    kept.append(fn)
-                return
-
     def resolve_under(name, ready=None):
-        """Resolve the names of `lazy` (and allowed callers) that module ``name`` may hold."""
+        """Resolve the names of `lazy` that module ``name`` may hold."""
         for entry in [e for e in lazy if e == name or e.startswith(name + ".")]:
             resolve(entry, ready)
-        for caller in [c for c in lazy_callers if c == name or c.startswith(name + ".")]:
-            resolve_caller(caller, ready)
 
     def patch_pending():
         for name in sorted(pending):
@@ -930,6 +870,7 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                 if under_prefix(name):
                     patch_module(module)
                 resolve_under(name)
+                keep_baseline(module)
         flush()
 
     def wrapped(name):
@@ -943,9 +884,27 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
     helpers = set()
 
     def library(code):
+        """Code of the Python installation (or made by it from text: a namedtuple, scipy's
+        argument parsers), not the student's (a cell, or text the student ran)."""
+        if id(code) in code_index or code in own_codes:
+            return True
         name = code.co_filename
-        return id(code) in code_index or code in own_codes or \
-            type(name) is str and (name.startswith(libraries) or name.startswith("<frozen "))
+        if type(name) is not str or name.startswith("<ipython-input"):
+            return False
+        if name.startswith("<"):
+            return id(code) not in student_codes
+        return name.startswith(libraries)
+
+    def mark_student(code):
+        """``code`` (and what it holds) was run or made by the student's code."""
+        todo, seen = [code], 0
+        while todo and seen < 20000:
+            c = todo.pop()
+            seen += 1
+            if id(c) not in student_codes:
+                student_codes.add(id(c))
+                student_kept.append(c)
+            todo.extend(k for k in c.co_consts if type(k) is CodeType)
 
     def frames_from(frame, tid):
         """The frames from ``frame`` down the stack (their code read for the watch)."""
@@ -997,21 +956,98 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                 return label
         return None
 
-    def exempt(label, frame, tid):
-        """A call an allowed library function makes itself, in its own unchanged module."""
+    def keep_baseline(module):
+        """A copy of a library module's namespace as it was loaded (a library function's call
+        is its own only while what it names is unchanged)."""
+        name = module_vars(module).get("__file__")
+        if type(name) is str and name.startswith(libraries):
+            baselines.setdefault(id(module_vars(module)), module_vars(module).copy())
+
+    def unchanged(namespace, names):
+        base = baselines.get(id(namespace))
+        if base is None:
+            return False
+        for name in names:
+            now, then = namespace.get(name, missing), base.get(name, missing)
+            if now is not then and stand_ins.get(id(then)) is not now:
+                return False
+        return True
+
+    def library_function(fn):
+        found = library_functions.get(id(fn))
+        if found is None:
+            found = library_functions[id(fn)] = library(fn.__code__)
+            kept.append(fn)
+        return found
+
+    def trusted(value, depth=0):
+        """Not a callable of the student's (on a library object, it would steer its methods)."""
+        kind = type(value)
+        if kind is FunctionType:
+            return library_function(value)
+        if kind is types.MethodType:
+            return trusted(value.__func__, depth + 1)
+        if kind.__name__ == "partial" and depth < 5:
+            return trusted(object.__getattribute__(value, "func"), depth + 1)
+        return not callable(value) or depth < 5 and library_class(kind)
+
+    def library_class(cls):
+        """A class (and its bases) whose every function is library code."""
+        return all(library_function(fn) for base in class_mro(cls)
+                   for fn in functions_of(base).values())
+
+    def exempt(index, label, frame, tid):
+        """A call that an allowed library function makes itself: its code names the forbidden
+        call (not a function handed to it, as map or numpy.apply_along_axis are), its module
+        and the modules it names are as they were loaded, and it is not a method of a student's
+        class."""
         if frame is None:
             return False
         own.add(tid)
         try:
             code = frame.f_code
+            if not library(code) or id(code) in code_index:
+                return False
+            names = code.co_names
+            namespace = frame.f_globals
+            builtins_ = frame.f_builtins
+            receiver = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount and \
+                code.co_varnames[0] in ("self", "cls") else missing
         finally:
             own.discard(tid)
-        caller = frame
-        for forbidden, expected, g, taken in callers.get(id(code), ()):
-            if expected is code and (label == forbidden or label.startswith(forbidden + ".")) \
-                    and caller.f_globals is g and intact(taken):
-                return True
-        return False
+        mine = faces[index]
+        named = False
+        for name in names:
+            value = namespace.get(name, missing)
+            if id(value) in mine:
+                named = True
+            elif isinstance(value, ModuleType):
+                inner = module_vars(value)
+                if any(id(inner.get(n)) in mine for n in names):
+                    named = True
+                if not unchanged(inner, names):
+                    return False
+        if receiver is not missing:
+            cls = receiver if isinstance(receiver, type) else type(receiver)
+            if not library_class(cls):
+                return False
+            if not isinstance(receiver, type):
+                try:
+                    attrs = object.__getattribute__(receiver, "__dict__")
+                except AttributeError:
+                    attrs = {}
+                if type(attrs) is dict and not all(trusted(v) for v in attrs.values()):
+                    return False
+            for name in names:
+                for base in class_mro(cls):
+                    found = class_vars(base).get(name, missing)
+                    if found is not missing:
+                        if type(found) in (staticmethod, classmethod):
+                            found = found.__func__
+                        named = named or id(found) in mine
+                        break
+        return named and unchanged(namespace, names) and \
+            (type(builtins_) is not dict or unchanged(builtins_, names))
 
     def hands_itself_out(index, args, kwargs):
         """A compiled original (a ufunc) would be handed to student code by numpy's
@@ -1046,9 +1082,9 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
             stack.append(None)
         elif label is None:
             stack.append(None)
-        elif running(tid) and not child[0]:
+        elif running(tid) and not child[0] and not student_in_call(caller, tid):
             stack.append([label, False])  # (what a forbidden call calls inside is its own)
-        elif exempt(label, caller, tid):
+        elif exempt(index, label, caller, tid):
             stack.append([label, False])
         else:
             stack.append([label, True])
@@ -1168,6 +1204,7 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                     patch_module(args[0])
                 resolve_under(name, ready=name)
                 replace_in(args[0], replacing)
+                keep_baseline(args[0])
             if not loading[tid]:
                 flush()
         elif event in _GC_EVENTS:
@@ -1183,14 +1220,21 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
                 monitor("inspects frames during a forbidden call")
             if student_direct(origin, tid):
                 monitor(f"uses frames ({args[1] if event == 'object.__getattr__' else event})")
+        elif event == "object.__setattr__":
+            if len(args) > 1 and args[1] == "__code__":
+                library_functions.pop(id(args[0]), None)
         elif event == "exec":
             if pending:
                 patch_pending()
             if args and type(args[0]) is CodeType:
                 refuse_copy(args[0], True)
+                if origin is not None and not is_library_frame(tid, origin):
+                    mark_student(args[0])
         elif event == "function.__new__":
             if args and type(args[0]) is CodeType:
                 refuse_copy(args[0], False)
+                if origin is not None and not is_library_frame(tid, origin):
+                    mark_student(args[0])
         elif event == "code.__new__":
             if len(args) >= 2 and args[0] in raw_prints:
                 raise _Refused("this code is a copy of a function that is forbidden while the "
@@ -1238,6 +1282,13 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
             if type(path) is str and path.endswith("/mem") and path.startswith("/proc/"):
                 monitor("reads its own memory (/proc)")
 
+    def is_library_frame(tid, frame):
+        own.add(tid)
+        try:
+            return library(frame.f_code)
+        finally:
+            own.discard(tid)
+
     def is_hook_code(tid, frame, method):
         own.add(tid)
         try:
@@ -1281,12 +1332,14 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
         "mlcourse.forbidden", "mlcourse.return", "mlcourse.raised", "mlcourse.request",
         "mlcourse.done", "mlcourse.find", "mlcourse.loading", "mlcourse.loaded", "exec",
         "function.__new__", "code.__new__", "compile", "marshal.loads", "import",
-        "object.__getattr__", "sys.settrace", "sys.setprofile", "sys.addaudithook",
+        "object.__getattr__", "object.__setattr__", "sys.settrace", "sys.setprofile",
+        "sys.addaudithook",
         "ctypes.dlsym", "open", *_GC_EVENTS, *_FRAME_EVENTS, *_PROGRAM_EVENTS, *_CTYPES_MEMORY})
 
     def hook(event, args):
         if event not in interesting or event == "object.__getattr__" and (
-                len(args) < 2 or args[1] not in _FRAME_ATTRIBUTES):
+                len(args) < 2 or args[1] not in _FRAME_ATTRIBUTES) or \
+                event == "object.__setattr__" and (len(args) < 2 or args[1] != "__code__"):
             return
         if event == "sys.addaudithook":  # a later hook would see what this one hands out
             monitor("adds an audit hook")
@@ -1352,14 +1405,6 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
             if entry not in prefixes:
                 prefixes.append(entry)
             triggers.update(".".join(parts[:cut]) for cut in range(1, len(parts)))
-        for forbidden, names in dict(internal or {}).items():
-            for name in names:
-                parts = str(name).split(".")
-                lazy_callers.setdefault(name, (parts, []))[1].append(str(forbidden))
-                triggers.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1))
-        for name in list(lazy_callers):
-            if name in lazy_callers:
-                resolve_caller(name)
         roots.update(p.partition(".")[0] for p in prefixes)
         import _signal  # a Python signal handler is handed the frame that runs (the hook's)
 
@@ -1367,6 +1412,11 @@ def _install_monitor(entries, fd, internal=None, programs_blocked=False):  # noq
         watched_modules.add("_signal")
         count = sum(1 for k in kinds if k != "signal")
         flush()
+        for module in list(sys.modules.values()):
+            if isinstance(module, ModuleType):
+                keep_baseline(module)
+        builtins_ = module_vars(sys.modules["builtins"])
+        baselines[id(builtins_)] = builtins_.copy()
         return count, sorted(prefixes)
 
     loaded_files.update(f for f in (module_vars(m).get("__file__") for m in list(
@@ -1439,12 +1489,8 @@ def _serve(write_fd):
         if op == "monitor" and not monitored:
             monitored = True
             try:
-                internal = msg.get("internal")
-                count, prefixes = _install_monitor(
-                    [str(n) for n in msg.get("names", [])], write_fd,
-                    {str(k): [str(n) for n in v] for k, v in internal.items()
-                     if isinstance(v, list)} if isinstance(internal, dict) else {},
-                    programs_blocked=SECCOMP)
+                count, prefixes = _install_monitor([str(n) for n in msg.get("names", [])],
+                                                   write_fd, programs_blocked=SECCOMP)
                 reply_with({"ok": True, "value": [count, prefixes], "warnings": [],
                             "id": request})
             except Exception as exc:  # noqa: BLE001
