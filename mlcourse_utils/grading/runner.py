@@ -27,7 +27,8 @@ import warnings
 # ---------------------------------------------------------------- seccomp, before anything else
 # A filter that every process and thread started from here inherits and cannot remove: no new
 # namespaces (a nested user namespace would hand out capabilities), no mounts, no ptrace of a
-# neighbour, no kernel keyrings, modules, BPF or io_uring. The process has no capabilities and
+# neighbour, no kernel keyrings, modules, BPF or io_uring, and no new program (execve: a fresh
+# Python would run without the watch on forbidden calls). The process has no capabilities and
 # runs as an unprivileged user already; this closes the doors that stay open to such a user.
 
 _ERRNO, _ALLOW, _KILL = 0x00050000, 0x7FFF0000, 0x80000000
@@ -37,11 +38,11 @@ _SYSCALLS = {  # (audit arch, clone, clone3, denied syscall numbers)
     "x86_64": (0xC000003E, 56, 435, [
         272, 308, 165, 166, 155, 161, 101, 310, 311, 250, 248, 249, 321, 298, 246, 320, 175, 313,
         176, 304, 303, 323, 167, 168, 169, 163, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442,
-        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153]),
+        135, 179, 164, 227, 159, 305, 103, 170, 171, 172, 173, 134, 153, 59, 322]),
     "aarch64": (0xC00000B7, 220, 435, [
         97, 268, 40, 39, 41, 51, 117, 270, 271, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106,
         265, 264, 282, 224, 225, 142, 89, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442, 92,
-        60, 170, 112, 116, 161, 162]),
+        60, 170, 112, 116, 161, 162, 221, 281]),
 }
 
 
