@@ -145,6 +145,11 @@ def test_release_header_states_the_rules(name):
         assert test.description.strip().replace("|", "/") in header, test.grade_id
     assert nb["metadata"]["mlcourse"]["forbidden"] == {
         t: c for t, c in assignment.forbidden.items() if c}
+    # Which allowed functions are fine: those that call a forbidden one themselves, not those
+    # that call what they are handed.
+    rule = header.split(table, 1)[1].split("\n\n", 2)[1]
+    assert "`numpy.corrcoef` calls `numpy.cov`" in rule and "that call is the library's" in rule
+    assert all(f"`{f}`" in rule for f in ("map", "numpy.apply_along_axis", "scipy.integrate.quad"))
 
 
 def test_check_warns_about_forbidden_calls_before_submission():
