@@ -1107,6 +1107,24 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
         if genuine and stack:
             stack.pop()
 
+    def same(code, original, depth=0):
+        """The same code but for names of its own (function, variables, file, lines)."""
+        if code is original:
+            return True
+        if depth > 20 or shape(code) != shape(original) or code.co_names != original.co_names \
+                or len(code.co_consts) != len(original.co_consts) \
+                or code.co_code != original.co_code:
+            return False
+        for a, b in zip(code.co_consts, original.co_consts, strict=True):  # (plain values)
+            if type(a) is not type(b):
+                return False
+            if type(a) is CodeType:
+                if not same(a, b, depth + 1):
+                    return False
+            elif a != b:
+                return False
+        return True
+
     def copy_of(code):
         """The label of the forbidden function whose code ``code`` (or a code it holds) is."""
         todo, seen = [code], 0
@@ -1114,8 +1132,7 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             c = todo.pop()
             seen += 1
             for original, label in prints.get(shape(c), ()):
-                if original is c or (c.co_code == original.co_code
-                                     and c.co_names == original.co_names):
+                if same(c, original):
                     return label
             todo.extend(k for k in c.co_consts if type(k) is CodeType)
         return None

@@ -341,7 +341,8 @@ DEFENCES = {
                   "other process",
     "network": "a network namespace: no network",
     "unprivileged_user": "student code runs as nobody, not as the grading user",
-    "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring",
+    "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring "
+               "or programs",
     "memory_cgroup": "a memory cgroup: --memory covers shared memory, memfd and tmpfs",
     "pids_cgroup": "a pids cgroup: processes and threads capped per student",
     "cpu_cgroup": "a CPU cgroup: one core per student",
