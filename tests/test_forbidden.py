@@ -91,14 +91,23 @@ def test_scan_does_not_invent_uses(source):
     ("import sys\nsys.meta_path.clear()", ["sys.meta_path", "sys.meta_path.clear"]),
     ("import inspect\ninspect.currentframe().f_back", ["inspect.currentframe"]),
     ("import importlib\nimportlib.reload(importlib)", ["importlib.reload"]),
+    ("import ctypes\nx = ctypes.cast(id(1), ctypes.py_object).value",
+     ["ctypes.cast", "ctypes.py_object"]),
+    ("import ctypes\nf = ctypes.pythonapi.PyFrame_LocalsToFast", [
+        "ctypes.pythonapi", "ctypes.pythonapi.PyFrame_LocalsToFast"]),
+    ("import signal\nsignal.signal(signal.SIGALRM, print)", ["signal.signal"]),
+    ("import numpy as np\nf = np.cov._implementation", ["numpy.cov._implementation"]),
 ])
 def test_names_that_could_disable_the_runtime_watch_are_reported(source, found):
     assert names.scan_code(source).monitor == found
 
 
 def test_honest_code_touches_nothing_of_the_watch():
-    """Nor do the pipe's descriptors, which the sandbox's seccomp filter guards instead."""
+    """Nor do the pipe's descriptors, which the sandbox's seccomp filter guards instead, nor
+    ctypes calling the C library."""
     assert names.scan_code("import os\nos.write(1, b'x')\nos.dup2(1, 2)").monitor == []
+    assert names.scan_code("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.getpid()\n"
+                           "n = ctypes.c_long(3)").monitor == []
     source = ("import numpy as np\nimport math, heapq\nfrom scipy import stats\n"
               "def f(x):\n    x = np.asarray(x)\n"
               "    return stats.beta.ppf(0.5, 2, 3) + math.log(2)")

@@ -43,21 +43,28 @@ _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]{1,200})", re.MULT
 _MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
 
 #: Names whose use could disable the grader's watch on forbidden calls (``runner.py``): function
-#: internals, frames, the garbage collector's object lists, re-imports, import hooks and tracing.
-#: No answer of this course needs any of them; where an assignment forbids calls, a cell that uses
-#: one costs every task with forbidden calls. (The reply pipe's descriptors are guarded by the
-#: sandbox's seccomp filter instead, so ``os.write`` or ``os.dup2`` cost nothing here.)
+#: internals, frames, the garbage collector's object lists, re-imports, import hooks, tracing,
+#: signal handlers and audit hooks (handed frames and events), ctypes' access to memory and to
+#: Python's C API, compiled code loaded by hand. No answer of this course needs any of them;
+#: where an assignment forbids calls, a cell that uses one costs every task with forbidden calls.
+#: (The reply pipe's descriptors are guarded by the sandbox's seccomp filter instead, so
+#: ``os.write`` or ``os.dup2`` cost nothing here; nor does ctypes calling the C library.)
 MONITOR_ATTRIBUTES = frozenset({
     "__closure__", "cell_contents", "__wrapped__", "__code__", "__globals__", "__defaults__",
-    "__kwdefaults__", "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
-    "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache"})
+    "__kwdefaults__", "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "tb_frame",
+    "gi_frame", "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache",
+    "_implementation", "from_address", "from_buffer"})
 MONITOR_NAMES = ("gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._getframe",
-                 "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.monitoring",
+                 "sys._current_frames", "sys._current_exceptions", "sys.settrace",
+                 "sys.setprofile", "sys.monitoring", "sys.addaudithook",
                  "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.unwrap",
                  "inspect.getclosurevars", "_imp", "importlib.reload", "importlib.util",
                  "importlib.machinery", "imp", "threading.settrace", "threading.setprofile",
                  "sys.modules.pop", "sys.modules.clear", "sys.modules.update",
-                 "sys.modules.popitem", "sys.modules.__delitem__", "sys.modules.__setitem__")
+                 "sys.modules.popitem", "sys.modules.__delitem__", "sys.modules.__setitem__",
+                 "signal.signal", "_signal", "marshal.loads", "ctypes.pythonapi", "ctypes.cast",
+                 "ctypes.memmove", "ctypes.string_at", "ctypes.wstring_at", "ctypes.py_object",
+                 "ctypes.PyDLL", "ctypes.pydll", "_ctypes")
 
 
 def _without_magics(source):
