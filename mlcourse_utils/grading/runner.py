@@ -1125,17 +1125,19 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
                 return False
         return True
 
-    def copy_of(code):
-        """The label of the forbidden function whose code ``code`` (or a code it holds) is."""
-        todo, seen = [code], 0
+    def copies_of(code):
+        """The labels of the forbidden functions whose code ``code`` (or a code it holds) is."""
+        todo, seen, found = [code], 0, []
         while todo and seen < 20000:
             c = todo.pop()
             seen += 1
-            for original, label in prints.get(shape(c), ()):
-                if same(c, original):
-                    return label
-            todo.extend(k for k in c.co_consts if type(k) is CodeType)
-        return None
+            label = next((label for original, label in prints.get(shape(c), ())
+                          if same(c, original)), None)
+            if label is not None:
+                found.append(label)
+            else:
+                todo.extend(k for k in c.co_consts if type(k) is CodeType)
+        return sorted(set(found))
 
     def refuse_copy(code, first_run_allowed):
         """Refuse to run a copy of a forbidden function's code (reported as that call)."""
@@ -1150,10 +1152,11 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             if name not in loaded_files:
                 loaded_files.add(name)  # (a library module's first run)
                 return
-        label = copy_of(code)
-        if label is not None:
+        found = copies_of(code)
+        for label in found:
             emit("forbidden", "name", label)
-            raise _Refused(f"this code is a copy of {label}, which is forbidden while the "
+        if found:
+            raise _Refused(f"this code is a copy of {', '.join(found)}, forbidden while the "
                            "notebook is graded")
 
     def compiled_under_library_name(source, filename):

@@ -18,6 +18,23 @@ MODULE = "gda"
 #: {task: [(answer, the call the feedback must name)]}: each earns its task nothing, by name
 #: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
 FORBIDDEN_SHORTCUTS = {
+    "gda_log_joint": [
+        # A frozen multivariate normal made from its class, the name built at run time: the
+        # frozen object's methods (which call private ones) are watched too.
+        ("import importlib\n"
+         "import numpy as np\n"
+         "st = importlib.import_module('scipy.' + 'stats')\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float)\n"
+         "    if covs.ndim == 2:\n"
+         "        covs = np.broadcast_to(covs, (len(means),) + covs.shape)\n"
+         "    frozen = type(getattr(st, ''.join(reversed('lamron_etairavitlum')))(means[0]))\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        return np.column_stack([np.log(p) + np.reshape(frozen(m, S).logpdf(X), -1)\n"
+         "                                for p, m, S in zip(priors, means, covs)])\n",
+         "scipy.stats.multivariate_normal"),
+    ],
     "nearest_centroid_predict": [
         ("import numpy as np\n"
          "from scipy.spatial import distance as D\n"

@@ -17,6 +17,15 @@ MODULE = "mle"
 #: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
 FORBIDDEN_SHORTCUTS = {
     "mvn_mle": [
+        # numpy.cov taken from numpy's own table of array functions (names built at run time).
+        ("import importlib\n"
+         "import numpy\n"
+         "table = vars(importlib.import_module('numpy._core.' + 'overrides'))['ARRAY_FUNCTIONS']\n"
+         "_cov = [f for f in table if f.__name__ == ''.join(reversed('voc'))][0]\n"
+         "def mvn_mle(X):\n"
+         "    X = numpy.atleast_2d(numpy.asarray(X, dtype=float))\n"
+         "    return X.mean(axis=0), numpy.atleast_2d(_cov(X, rowvar=False, bias=True))\n",
+         "numpy.cov"),
         ("import numpy\n"
          "_cov = getattr(numpy, 'c' + 'ov')\n"
          "def mvn_mle(X):\n"
