@@ -274,6 +274,12 @@ _CTYPES_MEMORY = frozenset({"ctypes.cdata", "ctypes.cdata/buffer", "ctypes.strin
 _MEMORY_SYMBOLS = frozenset({"memcpy", "memmove", "mempcpy", "memccpy", "bcopy", "memchr",
                              "memrchr", "memmem", "memcmp", "strcpy", "strncpy", "stpcpy",
                              "strlen", "process_vm_readv", "process_vm_writev"})
+#: The special methods of a forbidden class that do its work (making one, calling it, stepping
+#: through it); the others (operators, descriptors, hooks the interpreter calls by itself) are
+#: not watched, so that nobody is charged for what another library's code set off.
+_WORKING_SPECIALS = frozenset({"__init__", "__new__", "__call__", "__iter__", "__next__",
+                               "__getitem__", "__enter__", "__exit__", "__aiter__", "__anext__",
+                               "__await__"})
 #: Callable objects that are compiled (replaced by a stand-in, since they cannot be changed).
 _COMPILED_TYPES = ("ufunc", "builtin_function_or_method", "_ArrayFunctionDispatcher")
 #: Helpers that hand their caller frames (their caller is who takes the frame).
@@ -453,7 +459,11 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
                 len(code.co_names), code.co_flags)
 
     def fingerprint(code, label):
-        """Refuse copies of ``code`` (and of the code objects it holds)."""
+        """Refuse copies of ``code`` (and of the code objects it holds). Code a library made
+        from text (a namedtuple's ``__new__``, a dataclass's ``__init__``) is alike for every
+        class of the same shape: not a copy of anything."""
+        if code.co_filename.startswith("<"):
+            return
         todo, seen = [code], 0
         while todo and seen < 2000:
             c = todo.pop()
@@ -529,7 +539,7 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             done[id(fn)] = index
             kept.append(fn)
             fingerprint(code, label)
-            if len(code.co_code) >= 48:
+            if len(code.co_code) >= 48 and not code.co_filename.startswith("<"):
                 raw_prints.add(code.co_code)
             if depth < 3:  # the original inside a decorator: its __wrapped__ or its closure
                 inner = fn.__dict__.get("__wrapped__")
@@ -606,8 +616,11 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
         patched_classes[id(cls)] = label
         for attr, fn in functions_of(cls).items():
             if attr in ("__init__", "__new__", "__call__"):
-                watch_function(fn, label)
-            elif attr != "__del__":  # (run by the garbage collector, whenever)
+                index = watch_function(fn, label)
+                if index is not None and attr != "__call__":
+                    faces[index].add(id(cls))  # (code that names the class makes one)
+            elif attr in _WORKING_SPECIALS or not (attr.startswith("__") and
+                                                   attr.endswith("__")):
                 watch_function(fn, f"{label}.{attr}")
 
     def frozen_class(cls):
@@ -1001,7 +1014,7 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
         """A call that an allowed library function makes itself: its code names the forbidden
         call (not a function handed to it, as map or numpy.apply_along_axis are), its module
         and the modules it names are as they were loaded, and it is not a method of a student's
-        class."""
+        class; or a library module (or class body) calls it while it is imported."""
         if frame is None:
             return False
         own.add(tid)
@@ -1009,6 +1022,8 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             code = frame.f_code
             if not library(code) or id(code) in code_index:
                 return False
+            if not code.co_flags & 1:  # (not CO_OPTIMIZED: a module or class body, importing)
+                return True
             names = code.co_names
             namespace = frame.f_globals
             builtins_ = frame.f_builtins
@@ -1260,7 +1275,8 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             if len(args) >= 2 and args[0] in raw_prints:
                 raise _Refused("this code is a copy of a function that is forbidden while the "
                                "notebook is graded")
-            if len(args) >= 2 and type(args[1]) is str and args[1].startswith(libraries):
+            if len(args) >= 2 and type(args[1]) is str and args[1].startswith(libraries) \
+                    and origin is not None and not is_library_frame(tid, origin):
                 monitor("makes code under the name of a library file")
         elif event == "compile":
             if len(args) >= 2 and compiled_under_library_name(args[0], args[1]):
