@@ -581,7 +581,8 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
         kept.append(stand_in)
         replacing[id(original)] = (original, stand_in)
         stand_ins[id(original)] = stand_in
-        packages.add(".".join(label.split(".")[:2]))
+        if type(original).__name__ == "ufunc":  # (scipy.special keeps tables of its ufuncs)
+            packages.add(".".join(label.split(".")[:2]))
         return index
 
     def watch_callable(value, label):
@@ -701,8 +702,9 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
                 continue
             if not isinstance(module, ModuleType):
                 continue
-            todo_values = list(module_vars(module).values())
-            for value in todo_values:
+            for attr, value in list(module_vars(module).items()):
+                if attr == "__builtins__":
+                    continue
                 if type(value) is FunctionType:
                     for cell in value.__closure__ or ():
                         if _filled(cell):
@@ -713,38 +715,38 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
     def swap(value, todo, level):
         """Put stand-ins in place of compiled originals inside ``value`` (a container or a
         record), ``level`` levels below a module's namespace."""
-        def sub(item):
-            found = todo.get(id(item))
-            return found[1] if found is not None and found[0] is item else item
-
         kind = type(value)
         if kind is dict:
             for key, item in list(value.items()):
-                new_key, new_item = sub(key), sub(item)
-                if new_key is not key:
+                found_key, found = todo.get(id(key)), todo.get(id(item))
+                if found_key is not None and found_key[0] is key:
                     del value[key]
-                    value[new_key] = new_item
-                elif new_item is not item:
-                    value[key] = new_item
-                elif level < 2:
+                    value[found_key[1]] = found[1] if found is not None and found[0] is item \
+                        else item
+                elif found is not None and found[0] is item:
+                    value[key] = found[1]
+                elif level < 2 and type(item) in (dict, list, tuple):
                     swap(item, todo, level + 1)
         elif kind is list:
             for i, item in enumerate(list(value)):
-                if sub(item) is not item:
-                    value[i] = sub(item)
-                elif level < 2:
+                found = todo.get(id(item))
+                if found is not None and found[0] is item:
+                    value[i] = found[1]
+                elif level < 2 and type(item) in (dict, list, tuple):
                     swap(item, todo, level + 1)
         elif kind is tuple and level < 2:
             for item in value:
-                swap(item, todo, level + 1)
-        elif level < 2 and kind not in (str, bytes, int, float, bool, type(None)) and \
-                not isinstance(value, (type, ModuleType)) and type(value) is not FunctionType:
-            try:
-                attrs = object.__getattribute__(value, "__dict__")
-            except AttributeError:
-                return
-            if type(attrs) is dict:
-                swap(attrs, todo, level + 1)
+                if type(item) in (dict, list, tuple):
+                    swap(item, todo, level + 1)
+                elif type(item) not in (str, bytes, int, float, bool, type(None)) and \
+                        not isinstance(item, (type, ModuleType)) and \
+                        type(item) is not FunctionType:  # a record (scipy's _FuncInfo)
+                    try:
+                        attrs = object.__getattribute__(item, "__dict__")
+                    except AttributeError:
+                        continue
+                    if type(attrs) is dict:
+                        swap(attrs, todo, 2)
 
     def flush():
         """One pass over every loaded module for the compiled originals found since the last."""
@@ -1458,17 +1460,14 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
 
     loaded_files.update(f for f in (module_vars(m).get("__file__") for m in list(
         sys.modules.values()) if isinstance(m, ModuleType)) if type(f) is str)
+    # The hook is added once the watched functions are in place (their setting up raises
+    # events of its own, thousands where a whole package is forbidden); nothing runs in
+    # between that could call one. Later, the hook does that work itself.
     sys.meta_path.insert(0, finder)
-    sys.addaudithook(hook)  # first: a stand-in may be called while the others are set up
+    found = resolve_all()
+    sys.addaudithook(hook)
     os.register_at_fork(after_in_child=after_fork_in_child)
-    me = get_ident()
-    inside.add(me)  # (the watch's own work raises events: not the student's)
-    own.add(me)
-    try:
-        return resolve_all()
-    finally:
-        inside.discard(me)
-        own.discard(me)
+    return found
 
 
 def _handle(op, msg, request):
