@@ -923,16 +923,18 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
             todo.extend(k for k in c.co_consts if type(k) is CodeType)
 
     def frames_from(frame, tid):
-        """The frames from ``frame`` down the stack (their code read for the watch)."""
-        own.add(tid)
-        try:
-            out = []
-            while frame is not None and len(out) < 500:
-                out.append((frame, frame.f_code))
-                frame = frame.f_back
-            return out
-        finally:
-            own.discard(tid)
+        """The frames from ``frame`` down the stack, with their code (read for the watch), one
+        at a time: a walk that stops early reads no more."""
+        for _ in range(500):
+            if frame is None:
+                return
+            own.add(tid)
+            try:
+                code, below = frame.f_code, frame.f_back
+            finally:
+                own.discard(tid)
+            yield frame, code
+            frame = below
 
     def student_in_call(frame, tid):
         """Student code runs between ``frame`` and the forbidden call below it."""
@@ -1354,8 +1356,7 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
         return False
 
     def sets_tracer(tid, frame):
-        found = frames_from(frame, tid)
-        for _frame, code in found:
+        for _frame, code in frames_from(frame, tid):
             if code.co_filename.endswith(os.sep + "threading.py"):
                 threading_ = module_vars(sys.modules["threading"]) if "threading" in \
                     sys.modules else {}
