@@ -386,8 +386,8 @@ def _install_monitor(entries, fd, programs_blocked=False):  # noqa: C901
     missing = object()
 
     # Each watched function has a number: its label (None: it depends on the receiver), the
-    # original the stand-in calls, the stand-in's code, {class: label} for a shared method, the
-    # entry it belongs to, and whether it is compiled.
+    # original the stand-in calls, the stand-in's code, {id(class): label} for a method shared
+    # with other classes, and its kind ("function", "compiled", or "signal" for signal.signal).
     labels, originals, codes, receivers, kinds = [], [], [], [], []
     code_index = {}        # id(a stand-in's code) -> its number
     done = {}              # id(an original) -> its number
