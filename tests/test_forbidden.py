@@ -614,3 +614,27 @@ def test_no_new_program_starts_in_the_sandbox():
         assert status != 0  # (the shell itself cannot start: 127 << 8)
     finally:
         box.kill()
+
+
+@pytest.mark.slow
+def test_a_reply_forged_on_the_pipe_cannot_outrun_the_watch():
+    """The runner's reply follows the watch's last events (a forbidden call still running is
+    reported before it). A reply the notebook writes itself, to end the test before that, names
+    a request id it cannot know: the grader refuses it instead of taking its value."""
+    from mlcourse_utils.grading.sandbox import Sandbox, SandboxError
+
+    box = Sandbox(hidden=[sup.ROOT], memory_mb=2048).start()
+    try:
+        box.monitor(["scipy.optimize"], 60)
+        error, _ = box.exec_cell(
+            "import json, os, struct, sys, time\n"
+            "def answer():\n"
+            "    for guess in range(1, 4):\n"
+            "        data = json.dumps({'ok': True, 'value': 42.0, 'id': guess}).encode()\n"
+            "        os.write(int(sys.argv[2]), struct.pack('>I', len(data)) + data)\n"
+            "    time.sleep(60)\n", 30)
+        assert error is None, error
+        with pytest.raises(SandboxError, match="out of turn"):
+            box.call("answer", (), {}, 30)
+    finally:
+        box.kill()

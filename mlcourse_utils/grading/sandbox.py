@@ -14,9 +14,9 @@ notebook prints goes to a third pipe that the grader drains while it waits, keep
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
+import secrets
 import select
 import struct
 import subprocess
@@ -59,7 +59,9 @@ class _Channel:
         self._rbuf = bytearray()
         self._output = bytearray()
         self._dropped = 0
-        self._ids = itertools.count(1)
+        # Unpredictable request ids: a reply the notebook forges on the pipe (its descriptor is
+        # no secret) cannot stand in for the runner's, which follows the watch's last events.
+        self._ids = iter(lambda: secrets.randbits(52), None)
 
     def output(self, limit: int) -> str:
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
