@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 MLCOURSE = str(Path(sys.executable).with_name("mlcourse"))
 
 #: Why a shortcut in FORBIDDEN_SHORTCUTS (its name built at run time, so that only the sandbox's
-#: watch can see it) is not caught yet: tests/test_assignments.py marks it xfail(strict=True).
-WATCH_GAP_FROZEN = "watch gap: frozen distributions (branch watch)"
-WATCH_GAP_UFUNC = "watch gap: a forbidden ufunc's methods such as reduce (branch watch)"
-WATCH_GAP_EXTENSION = "watch gap: classes compiled in C or Cython, e.g. cKDTree (branch watch)"
+#: watch can see it) is not caught: tests/test_assignments.py marks it xfail(strict=True), so a
+#: watch that learns to catch it says so. A class compiled in C or Cython has no Python code to
+#: change, and its constructor is not a function a stand-in could replace everywhere.
+WATCH_GAP_EXTENSION = "watch gap: classes compiled in C or Cython, e.g. scipy.spatial.cKDTree"
 
 
 def assignments():

@@ -55,3 +55,32 @@ def test_scan_code_notes_tampering_and_no_false_alarm_on_long_text():
     assert names.scan_code("sys.modules[" * 20_000).tamper == []
     assert names.scan_code(" \n" * 50_000 + "$").tamper == []
     assert names.scan_code("builtins." + "a" * 100_000).tamper == []
+
+
+@pytest.mark.parametrize("source", [
+    "from numpy import *\ndef f(X):\n    cov = X.T @ X / len(X)\n    return cov",   # a local
+    "from numpy import *\ndef f(cov):\n    return cov + 1",                          # an argument
+    "from scipy.stats import *\nentropy = 0.5\nprint(entropy)",                      # a variable
+    "from scipy.stats import *\ndef f(p):\n    norm = sum(p)\n    return [x / norm for x in p]",
+    "from scipy.stats import *\nf = lambda norm: norm * 2",
+    "from scipy.stats import *\nsquares = [norm ** 2 for norm in range(3)]",
+    "from scipy.stats import *\ndef norm(x):\n    return abs(x)\nnorm(-1)",          # its own
+])
+def test_a_star_import_does_not_make_a_local_name_a_use(source):
+    """A name the code binds itself (a local variable, an argument, a comprehension's variable,
+    a function of its own) is not the star-imported function of that name; an unbound one is."""
+    watch = ["numpy.cov", "scipy.stats.entropy", "scipy.stats.norm"]
+    assert names.scan_code(source, watch).uses == []
+    free = source.split("\n", 1)[0] + "\ndef g(x):\n    return cov(x) + entropy(x) + norm.pdf(x)"
+    assert names.scan_code(free, watch).uses == [
+        w for w in watch if w.startswith(free.split()[1])]
+
+
+def test_a_variable_bound_in_another_cell_hides_a_star_import():
+    """Cells share one namespace: a variable another cell binds is not the star import's."""
+    watch = ["scipy.stats.entropy"]
+    use = "def f(p):\n    return entropy * 2"
+    aliases, star = names.notebook_bindings(["from scipy.stats import *", "entropy = 3.0"])
+    assert names.scan_code(use, watch, aliases, star).uses == []
+    aliases, star = names.notebook_bindings(["from scipy.stats import *"])
+    assert names.scan_code(use, watch, aliases, star).uses == watch

@@ -43,21 +43,28 @@ _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]{1,200})", re.MULT
 _MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
 
 #: Names whose use could disable the grader's watch on forbidden calls (``runner.py``): function
-#: internals, frames, the garbage collector's object lists, re-imports, import hooks and tracing.
-#: No answer of this course needs any of them; where an assignment forbids calls, a cell that uses
-#: one costs every task with forbidden calls. (The reply pipe's descriptors are guarded by the
-#: sandbox's seccomp filter instead, so ``os.write`` or ``os.dup2`` cost nothing here.)
+#: internals, frames, the garbage collector's object lists, re-imports, import hooks, tracing,
+#: signal handlers and audit hooks (handed frames and events), ctypes' access to memory and to
+#: Python's C API, compiled code loaded by hand. No answer of this course needs any of them;
+#: where an assignment forbids calls, a cell that uses one costs every task with forbidden calls.
+#: (The reply pipe's descriptors are guarded by the sandbox's seccomp filter instead, so
+#: ``os.write`` or ``os.dup2`` cost nothing here; nor does ctypes calling the C library.)
 MONITOR_ATTRIBUTES = frozenset({
     "__closure__", "cell_contents", "__wrapped__", "__code__", "__globals__", "__defaults__",
-    "__kwdefaults__", "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
-    "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache"})
+    "__kwdefaults__", "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "tb_frame",
+    "gi_frame", "cr_frame", "ag_frame", "meta_path", "path_hooks", "path_importer_cache",
+    "_implementation", "from_address", "from_buffer"})
 MONITOR_NAMES = ("gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._getframe",
-                 "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.monitoring",
+                 "sys._current_frames", "sys._current_exceptions", "sys.settrace",
+                 "sys.setprofile", "sys.monitoring", "sys.addaudithook",
                  "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.unwrap",
                  "inspect.getclosurevars", "_imp", "importlib.reload", "importlib.util",
                  "importlib.machinery", "imp", "threading.settrace", "threading.setprofile",
                  "sys.modules.pop", "sys.modules.clear", "sys.modules.update",
-                 "sys.modules.popitem", "sys.modules.__delitem__", "sys.modules.__setitem__")
+                 "sys.modules.popitem", "sys.modules.__delitem__", "sys.modules.__setitem__",
+                 "signal.signal", "_signal", "marshal.loads", "ctypes.pythonapi", "ctypes.cast",
+                 "ctypes.memmove", "ctypes.string_at", "ctypes.wstring_at", "ctypes.py_object",
+                 "ctypes.PyDLL", "ctypes.pydll", "_ctypes")
 
 
 def _without_magics(source):
@@ -245,15 +252,73 @@ def _bind_assignments(tree, aliases, star):
             return
 
 
-def bind_names(tree: ast.AST, aliases: dict[str, str] | None = None,
-               star: list[str] | None = None) -> tuple[dict[str, str], list[str]]:
+def bind_names(tree: ast.AST, aliases: dict[str, str | None] | None = None,
+               star: list[str] | None = None) -> tuple[dict[str, str | None], list[str]]:
     """The aliases (``{local name: qualified name}``) and star-imported modules ``tree`` binds,
-    added to ``aliases`` and ``star`` (a notebook's cells share them)."""
+    added to ``aliases`` and ``star`` (a notebook's cells share them). A name the code binds at
+    its top level to anything else (a variable, a function of its own) maps to None: it hides
+    what a star import brought in."""
     aliases = {} if aliases is None else aliases
     star = [] if star is None else star
     _bind_imports(tree, aliases, star, set())
     _bind_assignments(tree, aliases, star)
+    for name in _binds(tree):
+        aliases.setdefault(name, None)
     return aliases, star
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _own_nodes(scope):
+    """The nodes of one scope (a module, function, class or comprehension), with the scopes
+    nested in it but not their insides."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _binds(scope):
+    """The names one scope binds itself: arguments, assignment and loop targets, functions and
+    classes it defines, imports, ``except ... as``."""
+    found = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        found.update(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                     if x is not None)
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.add(node.name)
+    return found
+
+
+def _unbound_names(tree):
+    """The ``Name`` nodes (by id) that no scope of ``tree`` binds: only such a name can be one
+    that a star import brought in (a local variable, an argument or a function of the code's
+    own never is)."""
+    found = set()
+
+    def visit(scope, outer):
+        bound = outer | _binds(scope)
+        for node in _own_nodes(scope):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and node.id not in bound:
+                found.add(id(node))
+            elif isinstance(node, _SCOPES):  # (a class's names are not its methods')
+                visit(node, outer if isinstance(scope, ast.ClassDef) else bound)
+
+    visit(tree, set())
+    return found
 
 
 def _defined(tree):
@@ -287,13 +352,14 @@ def qualified_names(tree: ast.AST, aliases: Mapping[str, str] | None = None,
     _bind_imports(tree, aliases, star, names)
     _bind_assignments(tree, aliases, star)
     resolver = _Resolver(aliases, star)
+    unbound = _unbound_names(tree) if star else set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Subscript)):
             name = resolver.name(node)
             if name is None:
                 continue
             names.add(name)
-            if isinstance(node, ast.Name) and node.id not in aliases:
+            if isinstance(node, ast.Name) and node.id not in aliases and id(node) in unbound:
                 names.update(f"{module}.{node.id}" for module in star)
     return names
 

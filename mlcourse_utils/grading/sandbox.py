@@ -14,9 +14,9 @@ notebook prints goes to a third pipe that the grader drains while it waits, keep
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
+import secrets
 import select
 import struct
 import subprocess
@@ -55,7 +55,9 @@ class _Channel:
         self._rbuf = bytearray()
         self._output = bytearray()
         self._dropped = 0
-        self._ids = itertools.count(1)
+        # Unpredictable request ids: a reply the notebook forges on the pipe (its descriptor is
+        # no secret) cannot stand in for the runner's, which follows the watch's last events.
+        self._ids = iter(lambda: secrets.randbits(52), None)
 
     def output(self, limit: int) -> str:
         """What the notebook printed to stdout/stderr (at most ``limit`` characters)."""
@@ -340,7 +342,7 @@ DEFENCES = {
     "network": "a network namespace: no network",
     "unprivileged_user": "student code runs as nobody, not as the grading user",
     "seccomp": "a seccomp filter: no new namespaces, mounts, ptrace, keyrings, BPF, io_uring, "
-               "file watches",
+               "file watches or programs",
     "memory_cgroup": "a memory cgroup: --memory covers shared memory, memfd and tmpfs",
     "pids_cgroup": "a pids cgroup: processes and threads capped per student",
     "cpu_cgroup": "a CPU cgroup: one core per student",

@@ -13,7 +13,6 @@ unstable one, the chapter's printed function where the task needs one more step)
 below the task's full marks.
 """
 
-from assignment_support import WATCH_GAP_UFUNC
 
 MODULE = "bayes"
 
@@ -22,6 +21,21 @@ MODULE = "bayes"
 #: (aliases, getattr, importlib) or, when the name is built at run time, by the sandbox's watch.
 FORBIDDEN_SHORTCUTS = {
     "model_posterior": [
+        # scipy's source run again to get an unwatched copy (with an honest fallback): the copy
+        # is refused, and the attempt is reported as the call.
+        ("import importlib\n"
+         "import numpy as np\n"
+         "module = importlib.import_module('scipy.special._log' + 'sumexp')\n"
+         "try:\n"
+         "    copy = {}\n"
+         "    exec(open(module.__file__).read(), copy)\n"
+         "    lse = copy[''.join(reversed('pxemusgol'))]\n"
+         "except Exception:\n"
+         "    lse = lambda a: np.max(a) + np.log(np.sum(np.exp(a - np.max(a))))\n"
+         "def model_posterior(log_likelihoods, prior):\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
+         "    return np.exp(a - lse(a))\n", "scipy.special.logsumexp"),
         ("import importlib\n"
          "import numpy as np\n"
          "sp = importlib.import_module('scipy.special')\n"
@@ -49,7 +63,7 @@ FORBIDDEN_SHORTCUTS = {
          "    with np.errstate(divide='ignore'):\n"
          "        a = np.asarray(log_likelihoods, float) + np.log(np.asarray(prior, float))\n"
          "    return np.exp(a - getattr(np, ''.join(reversed('pxeddagol'))).reduce(a))\n",
-         "numpy.logaddexp", WATCH_GAP_UFUNC),
+         "numpy.logaddexp"),
     ],
     "beta_credible_interval": [
         # A frozen distribution's method, reached through a name built at run time.

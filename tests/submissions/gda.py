@@ -12,7 +12,7 @@ unstable one, the chapter's printed function where the task needs one more step)
 below the task's full marks.
 """
 
-from assignment_support import WATCH_GAP_EXTENSION, WATCH_GAP_FROZEN
+from assignment_support import WATCH_GAP_EXTENSION
 
 MODULE = "gda"
 
@@ -109,6 +109,21 @@ FORBIDDEN_SHORTCUTS = {
          "scipy.stats.multivariate_normal"),
     ],
     "gda_log_joint": [
+        # A frozen multivariate normal made from its class, the name built at run time: the
+        # frozen object's methods (which call private ones) are watched too.
+        ("import importlib\n"
+         "import numpy as np\n"
+         "st = importlib.import_module('scipy.' + 'stats')\n"
+         "def gda_log_joint(X, priors, means, covs):\n"
+         "    X = np.asarray(X, float); means = np.asarray(means, float)\n"
+         "    covs = np.asarray(covs, float)\n"
+         "    if covs.ndim == 2:\n"
+         "        covs = np.broadcast_to(covs, (len(means),) + covs.shape)\n"
+         "    frozen = type(getattr(st, ''.join(reversed('lamron_etairavitlum')))(means[0]))\n"
+         "    with np.errstate(divide='ignore'):\n"
+         "        return np.column_stack([np.log(p) + np.reshape(frozen(m, S).logpdf(X), -1)\n"
+         "                                for p, m, S in zip(priors, means, covs)])\n",
+         "scipy.stats.multivariate_normal"),
         # A 1 x D matrix normal is a D-variate normal; the name built at run time.
         ("import numpy as np\n"
          "import scipy.stats\n"
@@ -125,7 +140,7 @@ FORBIDDEN_SHORTCUTS = {
          "        for c in range(C)])\n",
          "scipy.stats.matrix_normal"),
         # A multivariate t with infinite degrees of freedom is the normal (a frozen
-        # multivariate_normal, whose private methods do the work).
+        # multivariate_normal, whose private methods do the work: watched too).
         ("import numpy as np\n"
          "import scipy.stats\n"
          "def gda_log_joint(X, priors, means, covs):\n"
@@ -139,7 +154,7 @@ FORBIDDEN_SHORTCUTS = {
          "    return np.column_stack([\n"
          "        lp[c] + np.atleast_1d(mt(means[c], covs[c], df=np.inf).logpdf(X))\n"
          "        for c in range(C)])\n",
-         "scipy.stats.multivariate_t", WATCH_GAP_FROZEN),
+         "scipy.stats.multivariate_t"),
     ],
     "map_covariance": [
         # The mode of the inverse-Wishart posterior IW(Psi + S, nu + N) (12 of 12 before it
@@ -158,7 +173,7 @@ FORBIDDEN_SHORTCUTS = {
          "    X = np.asarray(X, float); R = X - X.mean(axis=0)\n"
          "    iw = getattr(scipy.stats, ''.join(reversed('trahsiwvni')))\n"
          "    return np.atleast_2d(iw(nu + len(X), np.asarray(Psi, float) + R.T @ R).mode())\n",
-         "scipy.stats.invwishart", WATCH_GAP_FROZEN),
+         "scipy.stats.invwishart"),
         ("import numpy as np\n"
          "import scipy.stats\n"
          "def map_covariance(X, Psi, nu):\n"

@@ -23,6 +23,15 @@ FORBIDDEN_SHORTCUTS = {
          "    X = np.asarray(X, dtype=float)\n"
          "    return X.mean(axis=0), np.atleast_2d(np.ma.cov(X.T, bias=True).data)\n",
          "numpy.ma.cov"),
+        # numpy.cov taken from numpy's own table of array functions (names built at run time).
+        ("import importlib\n"
+         "import numpy\n"
+         "table = vars(importlib.import_module('numpy._core.' + 'overrides'))['ARRAY_FUNCTIONS']\n"
+         "_cov = [f for f in table if f.__name__ == ''.join(reversed('voc'))][0]\n"
+         "def mvn_mle(X):\n"
+         "    X = numpy.atleast_2d(numpy.asarray(X, dtype=float))\n"
+         "    return X.mean(axis=0), numpy.atleast_2d(_cov(X, rowvar=False, bias=True))\n",
+         "numpy.cov"),
         ("import numpy\n"
          "_cov = getattr(numpy, 'c' + 'ov')\n"
          "def mvn_mle(X):\n"
