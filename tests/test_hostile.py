@@ -309,7 +309,7 @@ class HostileBatch:
             add(f"honest_{k}", full, answers=solution)
         for student, (changes, fragment, build) in _variants(solution).items():
             if student == "h_cpu_hog" and not CPU_LIMITED:
-                continue  # without a CPU cgroup nothing stops it (README, Limits)
+                continue  # without a CPU cgroup nothing stops it (docs/grading-security.md, Limits)
             add(student, {**full, **changes}, fragment, **build)
         zero = dict.fromkeys(self.tasks, 0.0)
         # Folder names: undecodable bytes, and spreadsheet formulas.
@@ -421,7 +421,8 @@ def test_hostile_student_keeps_what_its_honest_parts_earn(batch, student):
 def test_cpu_hog_does_not_starve_its_neighbours(batch):
     """100 busy processes, each in its own session, beside honest_0..5: they keep full marks."""
     if not CPU_LIMITED:
-        pytest.skip("no writable cpu cgroup here: a CPU share cannot be enforced (README, Limits)")
+        pytest.skip("no writable cpu cgroup here: a CPU share cannot be enforced "
+                    "(docs/grading-security.md, Limits)")
     got = {t: s for t, (s, _) in batch.task_scores["h_cpu_hog"].items()}
     assert got == batch.expected["h_cpu_hog"]
     for k in range(6):

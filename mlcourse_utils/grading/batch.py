@@ -58,8 +58,8 @@ def describe_defences(found: Mapping[str, bool], verbose: bool = False) -> list[
     else:
         words = [sandbox.IN_WORDS.get(name, name) for name in missing]
         lines = [f"Each student's code runs in its own sandbox, but on this machine without "
-                 f"{_and(words)} ({len(missing)} of {total} missing; see the README, 'What each "
-                 "defence needs'; --require-isolation refuses to grade without them)."]
+                 f"{_and(words)} ({len(missing)} of {total} missing; see docs/grading-security.md, "
+                 "'What each defence needs'; --require-isolation refuses to grade without them)."]
     if verbose:
         held = [name for name, ok in found.items() if ok]
         lines.append(f"defences in force: {', '.join(held) or 'none'}")
@@ -332,8 +332,8 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
     if require_isolation and not all(found.values()):
         missing = [k for k, ok in found.items() if not ok]
         raise IsolationError(f"--require-isolation: {', '.join(missing)} not in force on this "
-                             "machine; nothing was graded (see the README, 'What each defence "
-                             "needs')")
+                             "machine; nothing was graded (see docs/grading-security.md, "
+                             "'What each defence needs')")
     out.mkdir(parents=True, exist_ok=True)
     if kept:
         for line in manual.set_aside(out):

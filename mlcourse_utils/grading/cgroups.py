@@ -14,8 +14,8 @@ Which hierarchy is used is found at run time. cgroup v2 is used where this proce
 container's cgroup namespace); otherwise the v1 hierarchies of those controllers, under this
 process's own cgroup in each (hybrid systems, and containers where we are root). Where neither
 can be written (no cgroups, or an unprivileged user without delegation), :func:`create` returns
-None and the sandbox falls back to per-process rlimits (see ``isolation.py`` and the README's
-"Limits").
+None and the sandbox falls back to per-process rlimits (see ``isolation.py`` and
+docs/grading-security.md, "Limits").
 
 None is left behind. Each cgroup is named ``mlcourse-<grader's pid>-<n>`` and removed when its
 sandbox ends; those this process made and could not remove yet (a process still exiting, a run

@@ -20,7 +20,7 @@ namespace), the process gets:
 
 Without namespaces (``isolate=False`` or no ``unshare``) the runner starts as a plain
 ``python -I`` with the rlimits and an import hook that refuses the reference package (a
-student can remove that hook: see the README's "Limits").
+student can remove that hook: see docs/grading-security.md, "Limits").
 
 Talking to the process is ``sandbox.py``'s job; this module starts it, stops it, and says
 why it ended. :func:`stop_all` ends every sandbox of the grading run at once (an interrupted

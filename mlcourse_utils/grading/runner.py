@@ -153,7 +153,7 @@ def send(obj: dict[str, object]) -> None:
 
 class _Blocker:
     """Without namespaces the real package is on disk; block its import and report the attempt.
-    (A determined student can remove this hook; see the README's "Limits" section.)"""
+    (A determined student can remove this hook; see docs/grading-security.md, "Limits".)"""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
         if name == "mlcourse_utils" or name.startswith("mlcourse_utils."):
