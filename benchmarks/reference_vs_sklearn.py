@@ -31,7 +31,8 @@ features are standardised, so "within 1e-6" means the same thing for every coeff
 
 ``--scaling`` times ridge, the LASSO, logistic and softmax regression (against Ridge, Lasso and
 LogisticRegression(lbfgs)) on a grid instead: N from 100 to 50 000 at D = 200, and D from 20
-to 5 000 at N = 500, and ``--plot`` draws both as log-log curves (docs/performance.md shows the figure).
+to 5 000 at N = 500, and ``--plot`` draws both as log-log curves (docs/performance.md shows
+the figure).
 
 The machine may be shared and noisy: each pair is timed ``--repeats`` times (fast pairs more
 often, until 2 s have passed), our call and scikit-learn's alternating so that both see the
