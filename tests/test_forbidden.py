@@ -277,7 +277,8 @@ def test_forging_or_disabling_the_record_does_not_restore_points(tmp_path):
 # interpreter that loads runner.py by its path (as the sandbox does), installs the watch on a
 # pipe and runs the route's cells one by one, each as one request that ends like a test's call
 # (so a forbidden call still running then is reported with it). Routes that leave nothing
-# running share an interpreter; each gets its own namespace. What the pipe got is read after every cell.
+# running share an interpreter; each gets its own namespace. What the pipe got is read after
+# every cell.
 
 _ROUTES = textwrap.dedent("""
     import importlib.util, json, os, sys
