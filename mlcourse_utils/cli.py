@@ -469,7 +469,7 @@ CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed":
                 "not run": "not run"}
 
 
-def check_start_lines(result) -> list[str]:
+def check_start_lines(result: Any) -> list[str]:
     """`mlcourse check`'s first lines, before the notebook runs: the notebook, its test cells
     and the time limit of one cell, then the problems and warnings found without running it,
     then each task's rule on library calls (:func:`~.grading.selfcheck.rule_lines`)."""
@@ -482,14 +482,14 @@ def check_start_lines(result) -> list[str]:
     return lines
 
 
-def check_test_line(status) -> str:
+def check_test_line(status: Any) -> str:
     """One line of `mlcourse check` for one test cell (a TestStatus), printed once it is known."""
     width = max(len(label) for label in CHECK_LABELS.values())
     return (f"  {CHECK_LABELS[status.status]:<{width}}  {status.grade_id}"
             + (f": {status.message}" if status.message and status.status != "hidden" else ""))
 
 
-def check_end_lines(result) -> list[str]:
+def check_end_lines(result: Any) -> list[str]:
     """`mlcourse check`'s last lines: errors in cells that are not tests, and the counts."""
     lines = [f"  error in {cell}: {message}" for cell, message in result.other]
     counts = [f"{result.count('passed')} passed", f"{result.count('failed')} failed",

@@ -34,6 +34,7 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 CONTROLLERS = ("memory", "pids", "cpu")
@@ -213,7 +214,7 @@ def _running(pid):
     return True
 
 
-def sweep(parents) -> list[Path]:
+def sweep(parents: Iterable[Path]) -> list[Path]:
     """Remove the empty cgroups of graders that no longer run (``mlcourse-<pid>-<n>`` under
     ``parents``, with no process ``pid``): what a grader killed by SIGKILL left behind. A
     cgroup that still holds a process is left alone. Returns the folders removed."""

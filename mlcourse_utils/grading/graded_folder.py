@@ -27,10 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from . import gradebook
-from .late import penalised
 from .overrides import task_maxima
 from .results import GradeResult
 from .text import plural
+
+
+def penalised(points: float, percent: float) -> float:
+    """``points`` less a late penalty of ``percent`` % of them (the one place that applies it;
+    :mod:`.late` decides the percentage)."""
+    return points * (1 - percent / 100)
 
 
 class GradedFolderError(ValueError):
@@ -440,7 +445,7 @@ class Total:
 
     The autograded points (each task's, a teaching assistant's override where there is one),
     plus the points graded by hand (an answer not graded yet counts 0 until it is), less the
-    late penalty of the last export (a percentage of the points earned, :func:`.late.penalised`).
+    late penalty of the last export (a percentage of the points earned, :func:`penalised`).
     """
 
     autograded: float

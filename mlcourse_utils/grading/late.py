@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import write_text
+from .graded_folder import penalised
 from .text import clean_text, fold
 from .times import LMS_SOURCE, Times, parse_time, parse_timestamp
 
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
     from .roster import Student
 
 DAY = dt.timedelta(days=1)
-
-
-def penalised(points: float, percent: float) -> float:
-    """``points`` less a late penalty of ``percent`` % of them (the one place that applies it)."""
-    return points * (1 - percent / 100)
 
 
 @dataclasses.dataclass

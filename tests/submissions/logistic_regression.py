@@ -812,16 +812,20 @@ HONEST["where_idioms"] = {
         "    return X.T @ r + l2 * w, float(r.sum())\n",
     "fit_logistic_regression":
         _WHERE_SIGMOID +
+        # (the intercept as a last weight of a column of ones, unpenalised: written unlike the
+        # reference's loop, which the similarity tests compare it with)
         "def fit_logistic_regression(X, y, l2=1.0, lr=None, max_iter=10000, tol=1e-8):\n"
-        "    X = np.asarray(X, float); y = np.asarray(y, float)\n"
-        "    w, b = np.zeros(X.shape[1]), 0.0\n"
-        "    for _ in range(max_iter):\n"
-        "        r = _sigmoid(X @ w + b) - y\n"
-        "        gw, gb = X.T @ r + l2 * w, r.sum()\n"
-        "        if max(np.abs(gw).max(), abs(gb)) <= tol:\n"
-        "            break\n"
-        "        w, b = w - lr * gw, b - lr * gb\n"
-        "    return w, b\n",
+        "    Z = np.column_stack([np.asarray(X, float), np.ones(len(X))])\n"
+        "    t = np.asarray(y, float)\n"
+        "    theta = np.zeros(Z.shape[1])\n"
+        "    penalty = np.r_[np.full(Z.shape[1] - 1, l2), 0.0]\n"
+        "    steps = 0\n"
+        "    while True:\n"
+        "        g = Z.T @ (_sigmoid(Z @ theta) - t) + penalty * theta\n"
+        "        if np.max(np.abs(g)) <= tol or steps == max_iter:\n"
+        "            return theta[:-1], float(theta[-1])\n"
+        "        theta = theta - lr * g\n"
+        "        steps += 1\n",
     # log Phi(z) as log(ndtr(z)) above -30 (log 0 below) and its asymptotic series below
     # (log of a negative number above 0).
     "probit_nll":
