@@ -48,10 +48,15 @@ def _sigmoid(t):
 
 def make_folder(name, out, abilities, seed):
     """Write one synthetic graded folder; return (broken check id, misconception check id)."""
+    from mlcourse_utils.grading.engine.session import DELEGATION
+    from mlcourse_utils.grading.graded.results import (
+        GradeResult,
+        TestResult,
+        write_csvs,
+        write_results,
+    )
     from mlcourse_utils.grading.notebook import load_assignment
-    from mlcourse_utils.grading.report import write_feedback
-    from mlcourse_utils.grading.results import GradeResult, TestResult, write_csvs, write_results
-    from mlcourse_utils.grading.session import DELEGATION
+    from mlcourse_utils.grading.reports.feedback import write_feedback
 
     rng = random.Random(seed)
     assignment = load_assignment(name, ROOT)
@@ -166,7 +171,7 @@ def main(argv=None):
     parser.add_argument("--keep", type=Path, default=None,
                         help="write the folders and the report here (default: a temporary one)")
     args = parser.parse_args(argv)
-    from mlcourse_utils.grading.class_report import make_report
+    from mlcourse_utils.grading.reports.class_report import make_report
 
     with tempfile.TemporaryDirectory() as tmp:
         base = args.keep or Path(tmp)

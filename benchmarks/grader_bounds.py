@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import assignment_support as sup  # noqa: E402
-from mlcourse_utils.grading import analysis  # noqa: E402
+from mlcourse_utils.grading.engine import analysis  # noqa: E402
 from mlcourse_utils.grading.notebook import load_assignment  # noqa: E402
 
 CAP = 16 * 2**20

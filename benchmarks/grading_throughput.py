@@ -111,8 +111,8 @@ def time_mlcourse(submissions, out, jobs, strict):
 
 
 def _all_defences_here():
-    from mlcourse_utils.grading import cgroups
-    from mlcourse_utils.grading.sandbox import namespace_flags
+    from mlcourse_utils.grading.sandbox import cgroups
+    from mlcourse_utils.grading.sandbox.channel import namespace_flags
 
     return (namespace_flags() is not None and os.geteuid() == 0
             and set(cgroups.layout()[1]) >= {"memory", "pids", "cpu"})

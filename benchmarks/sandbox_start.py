@@ -3,8 +3,8 @@
 For each assignment, starts a sandbox ``--starts`` times (every defence this machine has, as
 ``mlcourse grade`` does), sends it the assignment's forbidden calls, and prints the median and the
 spread of the start, of the watch's set-up and of the two together: forked from the prepared image
-(``grading/zygote.py``, where the grader is root; its own start, once per run, is not counted)
-and started from scratch (``MLCOURSE_ZYGOTE=0``). Run by hand:
+(``grading/sandbox/zygote.py``, where the grader is root; its own start, once per run, is not
+counted) and started from scratch (``MLCOURSE_ZYGOTE=0``). Run by hand:
 
     .venv/bin/python benchmarks/sandbox_start.py [--starts 10] [--assignment mle ...]
 """
@@ -35,7 +35,7 @@ def watched(found):
 def time_starts(names, starts, preload, scratch):
     import os
 
-    from mlcourse_utils.grading.sandbox import Sandbox
+    from mlcourse_utils.grading.sandbox.channel import Sandbox
 
     os.environ["MLCOURSE_ZYGOTE"] = "0" if scratch else "1"
     Sandbox(hidden=[ROOT], memory_mb=2048, preload=preload).start().kill()  # (the image)

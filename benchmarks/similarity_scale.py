@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from similarity_support import disguise, random_answer  # noqa: E402
 
 import assignment_support as sup  # noqa: E402  (builds submissions from the release notebook)
-from mlcourse_utils.grading.references import reference_module, reference_source  # noqa: E402
+from mlcourse_utils.grading.engine.references import reference_module, reference_source  # noqa: E402
 
 BIN = Path(sys.executable).parent
 

@@ -27,8 +27,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: grading.similarity.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30
-#: The documented example of `export --config`, in the repository (tests/test_late.py reads it
-#: through the export's parser).
+#: The documented example of `export --config`, in the repository
+#: (tests/grading/graded/test_late.py reads it through the export's parser).
 EXAMPLE_DUE = "examples/due.toml"
 
 
@@ -233,7 +233,7 @@ def _similarity_options(p):
 
 
 def _similarity(similarity, args):
-    from .grading.similarity_report import write_report
+    from .grading.similarity.report import write_report
 
     if not 0 < args.threshold <= 1 or args.min_tokens < 1:
         raise UsageError("--threshold must be in (0, 1] and --min-tokens positive")
@@ -258,7 +258,7 @@ def _grade_import_options(p):
 
 
 def _grade_import(manual, args):
-    from .grading.report import regenerate_feedback
+    from .grading.reports.feedback import regenerate_feedback
 
     done = manual.import_points(args.graded, args.csvs)
     if done.manual or done.record is None:
@@ -299,16 +299,16 @@ def _feedback_options(p):
                         "for students not graded from the LMS's download")
 
 
-def _feedback(report, args):
+def _feedback(feedback, args):
     if (args.lms is None) != (args.out is None):
         raise UsageError("--lms and --out go together (the zip of feedback files for the LMS)")
     if args.out is not None and not args.out.lower().endswith(".zip"):
         raise UsageError("--out names the zip to write: FILE.zip")
     if args.out is not None:
         _warn_if_tracked(args.out, "every student's feedback page")
-    _print_regenerated(args.graded, report.regenerate_feedback(args.graded))
+    _print_regenerated(args.graded, feedback.regenerate_feedback(args.graded))
     if args.lms is not None:
-        from .grading.lms import write_feedback_zip
+        from .grading.lms.export import write_feedback_zip
 
         done = write_feedback_zip(args.graded, args.lms, args.out, args.roster)
         upload = ("Canvas: the assignment's Submissions page, Upload Submission Comments "
@@ -383,7 +383,7 @@ def _print_export_of(report, name):
     """What the export did for one assignment, in the order it did it: the submission times,
     the penalties they gave, who has none, what the LMS marked late, who is not in the file,
     and the feedback pages written again with the totals of the file."""
-    from .grading.graded_folder import shown
+    from .grading.graded.folder import shown
 
     sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
     print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
@@ -522,7 +522,7 @@ def _check(selfcheck, args):
 
 def _warn_if_tracked(path, what):
     """Warn (stderr) when ``path`` is in a git work tree that would track ``what``."""
-    from .grading.privacy import warning
+    from .grading.graded.privacy import warning
 
     line = warning(path, what)
     if line:
@@ -550,26 +550,28 @@ COMMANDS: dict[str, Command] = {
                    "mlcourse_utils.book.pdf", _pdf, _pdf_options, "mlcourse pdf --out notes",
                    extra=("book", "pypdf")),
     "release": Command("regenerate exercises/ from solutions/ (after checking them)",
-                       "mlcourse_utils.grading.release", _release, _release_options,
+                       "mlcourse_utils.grading.engine.release", _release, _release_options,
                        "mlcourse release mle bayes", extra=("grading", "nbgrader"), course=True),
     "grade": Command("autograde every student's submission in a folder",
-                     "mlcourse_utils.grading.batch", _grade, _grade_options,
+                     "mlcourse_utils.grading.engine.batch", _grade, _grade_options,
                      "mlcourse grade mle submissions/ --out graded --jobs 2\n"
                      "mlcourse grade mle ~/term/mle.zip --roster ~/term/roster.csv --out "
                      "~/term/graded/mle --course ~/pml-course",
                      extra=("grading", "nbgrader"), course=True),
     "grade-merge": Command("join the output folders of `grade --shard K/N` runs",
-                           "mlcourse_utils.grading.batch", _grade_merge, _grade_merge_options,
+                           "mlcourse_utils.grading.engine.batch", _grade_merge,
+                           _grade_merge_options,
                            "mlcourse grade-merge shards/* --out graded",
                            extra=("grading", "nbgrader"), course=True),
     "similarity": Command("flag answers that match beyond renaming and reformatting, between "
                           "students and with the reference (never grades)",
-                          "mlcourse_utils.grading.similarity", _similarity, _similarity_options,
+                          "mlcourse_utils.grading.similarity.pairs", _similarity,
+                          _similarity_options,
                           "mlcourse similarity mle submissions/ --out similar", course=True),
     "grade-import": Command("load a teaching assistant's manual points (manual/<grade_id>.csv, "
                             "filled) or overrides of autograded tasks (student_id, task, "
                             "points, reason) into a graded folder",
-                            "mlcourse_utils.grading.manual", _grade_import,
+                            "mlcourse_utils.grading.reports.manual", _grade_import,
                             _grade_import_options,
                             "mlcourse grade-import graded graded/manual/derivation_bernoulli_mle"
                             ".csv\nmlcourse grade-import graded regrades.csv",
@@ -577,19 +579,19 @@ COMMANDS: dict[str, Command] = {
                             error_prefix="nothing was imported:\n", course=True),
     "feedback": Command("write every student's feedback page again with the points and "
                         "comments graded by hand, and a zip of them for the LMS's bulk upload",
-                        "mlcourse_utils.grading.report", _feedback, _feedback_options,
+                        "mlcourse_utils.grading.reports.feedback", _feedback, _feedback_options,
                         "mlcourse feedback graded\n"
                         "mlcourse feedback graded --lms canvas --out canvas-feedback.zip",
                         extra=("grading", "nbgrader"), course=True),
     "export": Command("grades for Canvas or Moodle, with late penalties",
-                      "mlcourse_utils.grading.lms", _export, _export_options,
+                      "mlcourse_utils.grading.lms.export", _export, _export_options,
                       "mlcourse export graded/mle graded/bayes --format canvas --roster "
                       "roster.csv --config due.toml --out canvas.csv",
                       extra=("grading", "nbgrader"), course=True),
     "report": Command("the class report after grading: score distributions, the most "
                       "frequent failed checks in words, item analysis, failures not about the "
                       "answer (an offline page with figures and their data)",
-                      "mlcourse_utils.grading.class_report", _report, _report_options,
+                      "mlcourse_utils.grading.reports.class_report", _report, _report_options,
                       "mlcourse report graded/mle graded/bayes --out report\n"
                       "mlcourse report graded/mle graded/bayes --out shared --anonymous\n"
                       "mlcourse report graded/mle --config due.toml --out report",
@@ -607,7 +609,7 @@ COMMANDS: dict[str, Command] = {
 def installed(module: str) -> bool:
     """Whether ``module`` is part of this installation, found without importing it.
 
-    A module of this package (``mlcourse_utils.grading.batch``) is looked up file by file in
+    A module of this package (``mlcourse_utils.grading.engine.batch``) is looked up file by file in
     the package's folders, so that neither it nor its parent packages run (the grading package
     imports numpy) and no other copy of the package on the path answers for this one: the
     student wheel (book/wheel.py) has neither the grader nor the book tools.

@@ -46,7 +46,7 @@ REFERENCE_MODULES = {
 #: of `mlcourse check` and the Getting started page state it.
 DEFAULT_TIMEOUT = 120
 #: A whole run of `mlcourse check` (kernel start and every cell) may take this many limits; a
-#: student's grading takes more (:func:`mlcourse_utils.grading.session.grading_budget`).
+#: student's grading takes more (:func:`mlcourse_utils.grading.engine.session.grading_budget`).
 BUDGET_FACTOR = 10
 
 #: The repository this package lives in (the course folder of an editable install).

@@ -57,7 +57,8 @@ UNIT_SECONDS = {
     "grade-naive_bayes": 145, "grade-bayes": 135, "grade-ridge_lasso": 135, "grade-mle": 125,
     "tests/test_blas_setups.py": 120, "handin": 80, "grade-integrity": 65, "roundtrip": 100,
     "grade-shards": 60, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
-    "tests/test_cli.py": 4, "tests/test_execute.py": 3, "tests/test_gradebook.py": 2,
+    "tests/test_cli.py": 4, "tests/grading/test_execute.py": 3,
+    "tests/grading/graded/test_gradebook.py": 2,
 }
 
 
@@ -146,8 +147,8 @@ def write_graded(mle_assignment):
     given, intake.json and timestamps.json), without grading anything."""
     import json
 
-    from mlcourse_utils.grading.report import write_feedback
-    from mlcourse_utils.grading.results import GradeResult, TestResult, write_results
+    from mlcourse_utils.grading.graded.results import GradeResult, TestResult, write_results
+    from mlcourse_utils.grading.reports.feedback import write_feedback
 
     def write(folder, scores, intake=None, times=None):
         folder.mkdir(parents=True)

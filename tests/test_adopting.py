@@ -23,7 +23,7 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.book.config import read_config
-from mlcourse_utils.grading.late import read_config as read_due
+from mlcourse_utils.grading.graded.late import read_config as read_due
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]

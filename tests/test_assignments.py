@@ -453,7 +453,7 @@ def test_source_notebook_passes_its_own_tests(name, tmp_path):
     """The solution notebook passes its own tests, visible and hidden, run in a plain kernel as
     `mlcourse check` runs them, also with every answer starting with a line that makes numpy
     warn: no test cell makes a warning an error (tests judge values)."""
-    from mlcourse_utils.grading.release import run_notebook
+    from mlcourse_utils.grading.engine.release import run_notebook
 
     folder = tmp_path / name
     shutil.copytree(sup.ROOT / "solutions" / name, folder)
@@ -468,7 +468,7 @@ def test_source_notebook_passes_its_own_tests(name, tmp_path):
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_exercises_equal_a_fresh_generation(tmp_path, name):
     """exercises/NAME is exactly what nbgrader generates from solutions/NAME today."""
-    from mlcourse_utils.grading.release import release
+    from mlcourse_utils.grading.engine.release import release
 
     shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
     shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)

@@ -83,10 +83,10 @@ def test_help_defaults_are_the_modules_own():
     """The defaults printed in the help are those the modules use (they are not imported for
     --help, so the numbers are repeated in cli.py). The time limits are not repeated: every
     command's --timeout defaults to None, the assignment's own limit."""
-    from mlcourse_utils.grading import similarity
+    from mlcourse_utils.grading.similarity import pairs
 
-    assert cli.SIMILARITY_THRESHOLD == similarity.THRESHOLD
-    assert cli.SIMILARITY_MIN_TOKENS == similarity.MIN_TOKENS
+    assert cli.SIMILARITY_THRESHOLD == pairs.THRESHOLD
+    assert cli.SIMILARITY_MIN_TOKENS == pairs.MIN_TOKENS
     parser = cli.make_parser()
     for argv in (["check", "x.ipynb"], ["grade", "mle", "s", "--out", "o"], ["release"]):
         args = parser.parse_args(argv)
@@ -165,7 +165,7 @@ def test_student_modules_import_without_posix_only_modules():
         "import mlcourse_utils.cli, mlcourse_utils.grading.selfcheck, "
         "mlcourse_utils.grading.execute, mlcourse_utils.grading, mlcourse_utils.datasets\n"
         "import nbclient, jupyter_client.manager, ipykernel.kernelspec\n"
-        "try:\n    import mlcourse_utils.grading.sandbox\nexcept ImportError:\n"
+        "try:\n    import mlcourse_utils.grading.sandbox.channel\nexcept ImportError:\n"
         "    print('sandbox needs POSIX')\n")
     proc = run([PYTHON, "-c", code])
     assert proc.returncode == 0, proc.stderr

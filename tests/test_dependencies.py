@@ -21,7 +21,8 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils import cli
-from mlcourse_utils.grading import notebook, requirements
+from mlcourse_utils.grading import notebook
+from mlcourse_utils.grading.sandbox import requirements
 
 PACKAGE = sup.ROOT / "mlcourse_utils"
 PROJECT = tomllib.loads((sup.ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -122,7 +123,8 @@ def test_every_import_of_the_package_is_declared_for_its_install():
 def test_the_check_fails_on_an_undeclared_import():
     """An installed but undeclared distribution is found (pytest's, in the grader), and in a
     module of the student path one of an extra is not enough (jinja2 is in [grading])."""
-    grader, student = PACKAGE / "grading" / "batch.py", PACKAGE / "grading" / "selfcheck.py"
+    grader = PACKAGE / "grading" / "engine" / "batch.py"
+    student = PACKAGE / "grading" / "selfcheck.py"
     added = {grader: "import pytest\n", student: "def _f():\n    import jinja2\n"}
     problems = undeclared([grader, student], lambda path: added[path])
     assert [(Path(f).name, m, i) for f, m, _, i in problems] == [
@@ -134,8 +136,8 @@ def test_the_student_path_is_what_check_runs():
     assert {"grading/selfcheck.py", "grading/execute.py", "grading/notebook.py",
             "bayes.py"} <= names
     # The grader's own modules are not on it (their imports need the [grading] extra).
-    assert not names & {"grading/batch.py", "grading/manual.py", "grading/lms.py",
-                        "grading/sandbox.py"}
+    assert not names & {"grading/engine/batch.py", "grading/reports/manual.py",
+                        "grading/lms/export.py", "grading/sandbox/channel.py"}
 
 
 def test_install_advice_names_a_requirement_pip_can_install():
@@ -163,7 +165,7 @@ def test_grading_extra_lists_what_grading_imports():
     """pyproject's [grading] extra names every distribution the grader imports (and MathJax)."""
     import tomllib
 
-    from mlcourse_utils.grading import requirements
+    from mlcourse_utils.grading.sandbox import requirements
 
 
     project = tomllib.loads((notebook.find_course_root() / "pyproject.toml").read_text())

@@ -22,8 +22,9 @@ import textwrap
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading import names, notebook, release, selfcheck
-from mlcourse_utils.grading.reasons import classify_reason
+from mlcourse_utils.grading import names, notebook, selfcheck
+from mlcourse_utils.grading.engine import release
+from mlcourse_utils.grading.graded.reasons import classify_reason
 
 ASSIGNMENTS = sup.assignments()
 
@@ -200,8 +201,8 @@ _RUNTIME_EXPIT = ("def sigmoid(t):\n"
 
 
 def _grade(tmp_path, answers=None, extra=()):
-    from mlcourse_utils.grading.session import grade_notebook
-    from mlcourse_utils.grading.submissions import read_submission
+    from mlcourse_utils.grading.engine.session import grade_notebook
+    from mlcourse_utils.grading.intake.submissions import read_submission
 
     name = "logistic_regression"
     nb = sup.make_submission(name, {**sup.solution_answers(name), **(answers or {})},
@@ -325,7 +326,7 @@ _ROUTES = textwrap.dedent("""
 
 def _try_routes(watch, routes, preload=("numpy",)):
     """{route: [[the `result` each cell left (or "raised E"), the events it caused], ...]}."""
-    runner = sup.ROOT / "mlcourse_utils" / "grading" / "runner.py"
+    runner = sup.ROOT / "mlcourse_utils" / "grading" / "sandbox" / "runner.py"
     proc = subprocess.run([sys.executable, "-I", "-c", _ROUTES, str(runner), json.dumps(watch),
                            json.dumps(routes), json.dumps(list(preload))],
                           capture_output=True, text=True, timeout=300)
@@ -613,7 +614,7 @@ def test_a_forked_child_reports_every_forbidden_call_it_makes():
 def test_no_new_program_starts_in_the_sandbox():
     """A fresh Python would run without the watch: the sandbox's seccomp filter refuses
     execve, so subprocess, os.system and os.exec* fail (an honest `!` cell only errs)."""
-    from mlcourse_utils.grading.sandbox import Sandbox
+    from mlcourse_utils.grading.sandbox.channel import Sandbox
 
     box = Sandbox(hidden=[sup.ROOT], memory_mb=2048).start()
     try:
@@ -639,7 +640,7 @@ def test_a_reply_forged_on_the_pipe_cannot_outrun_the_watch():
     """The runner's reply follows the watch's last events (a forbidden call still running is
     reported before it). A reply the notebook writes itself, to end the test before that, names
     a request id it cannot know: the grader refuses it instead of taking its value."""
-    from mlcourse_utils.grading.sandbox import Sandbox, SandboxError
+    from mlcourse_utils.grading.sandbox.channel import Sandbox, SandboxError
 
     box = Sandbox(hidden=[sup.ROOT], memory_mb=2048).start()
     try:

@@ -31,10 +31,10 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.late import LatePolicy, read_config
-from mlcourse_utils.grading.manual import render_markdown
+from mlcourse_utils.grading.graded.late import LatePolicy, read_config
+from mlcourse_utils.grading.intake.roster import read_roster
 from mlcourse_utils.grading.notebook import load_assignment
-from mlcourse_utils.grading.roster import read_roster
+from mlcourse_utils.grading.reports.manual import render_markdown
 
 NAME = "mle"
 #: The first manually graded cell of the assignment (a derivation) and its points.
@@ -472,7 +472,7 @@ def test_late_policy_by_hand():
     ("2026-03-01 12:00:00", None),
 ])
 def test_impossible_times_are_named(text, problem):
-    from mlcourse_utils.grading.times import parse_time
+    from mlcourse_utils.grading.intake.times import parse_time
 
     when, reason = parse_time(text)
     if problem is None:
@@ -523,7 +523,7 @@ def test_canvas_export(graded, tmp_path):
     assert len(body) == 8  # every roster student, nobody else
     assert "ghost" not in json.dumps(rows)
     auto = {s.lstrip("'"): v for s, (v, _) in sup.read_scores(out)[0].items()}
-    from mlcourse_utils.grading.graded_folder import read_graded
+    from mlcourse_utils.grading.graded.folder import read_graded
 
     totals = read_graded(out).scores  # autograded + whatever manual points were imported
     assert totals["alice"] >= auto["alice"]
@@ -563,7 +563,7 @@ def test_times_inside_submissions_are_used_only_when_asked(graded, tmp_path):
     time, no penalty for anyone. With --times-from-submission it is (and marked so), and
     =cmd|calc's naive timestamp (31 minutes late in Berlin time) costs 10 %."""
     _, out, _ = graded
-    from mlcourse_utils.grading.graded_folder import read_graded
+    from mlcourse_utils.grading.graded.folder import read_graded
 
     totals = read_graded(out).scores
     rows, stdout = _export(graded, tmp_path, "canvas", times=None)
@@ -583,7 +583,7 @@ def test_an_impossible_time_costs_only_its_student(graded, tmp_path):
     """In TIMES.csv alice's offset and dave's year are impossible: each is named with the reason
     and gets no penalty; bob (2 days late) and =cmd|calc (31 minutes) keep theirs."""
     _, out, _ = graded
-    from mlcourse_utils.grading.graded_folder import read_graded
+    from mlcourse_utils.grading.graded.folder import read_graded
 
     totals = read_graded(out).scores
     times = TIMES.replace("alice,2026-03-02 23:05:00+01:00", "alice,2026-03-05 23:05:00+99:00") \
@@ -610,7 +610,7 @@ def test_moodle_export_with_zero_for_missing(graded, tmp_path):
                              "nothing@uni.example", "eve@uni.example"}
     assert by_email["nobody@uni.example"][3] == "0" and by_email["nothing@uni.example"][3] == "0"
     assert by_email["f@uni.example"][1] == "'=cmd|calc"
-    from mlcourse_utils.grading.graded_folder import read_graded
+    from mlcourse_utils.grading.graded.folder import read_graded
 
     totals = read_graded(out).scores
     assert float(by_email["bob@uni.example"][3]) == pytest.approx(totals["bob"] * 0.8, abs=0.005)
@@ -629,8 +629,8 @@ def test_export_errors_are_clear(graded, tmp_path):
     with pytest.raises(ValueError, match="percent_per_day"):
         read_config(tmp_path / "bad.toml")
     (tmp_path / "dup.csv").write_text("name,email\nA,a@x\nB,A@X\n")
-    from mlcourse_utils.grading.roster import match_roster
-    from mlcourse_utils.grading.times import read_times
+    from mlcourse_utils.grading.intake.roster import match_roster
+    from mlcourse_utils.grading.intake.times import read_times
 
     with pytest.raises(ValueError, match="two students"):
         match_roster(read_roster(tmp_path / "dup.csv"), ["a@x"])

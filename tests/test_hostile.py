@@ -34,9 +34,9 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading import cgroups
 from mlcourse_utils.grading.notebook import load_assignment
-from mlcourse_utils.grading.sandbox import namespace_flags
+from mlcourse_utils.grading.sandbox import cgroups
+from mlcourse_utils.grading.sandbox.channel import namespace_flags
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grade-hostile")]
 
@@ -521,7 +521,7 @@ def test_results_and_feedback_stay_small(batch):
     """Per student: results.json's entry under 450 kB and the feedback page under 600 kB (the
     caps: MAX_RESULT_CHARS = 400 000 characters of messages and output), with a note saying
     what was cut (1000 cells with errors list 50; 40 MB of output keep 80 000 bytes)."""
-    from mlcourse_utils.grading.results import MAX_CELL_ERRORS
+    from mlcourse_utils.grading.graded.results import MAX_CELL_ERRORS
 
     data = _results(batch)["students"]
     sizes = {s: len(json.dumps(r, ensure_ascii=False).encode()) for s, r in data.items()}
@@ -540,7 +540,7 @@ def test_defences_are_printed_and_recorded(batch):
     sentence, whether all held or which are missing (in words, not names)."""
     import platform
 
-    from mlcourse_utils.grading.sandbox import DEFENCES, IN_WORDS
+    from mlcourse_utils.grading.sandbox.channel import DEFENCES, IN_WORDS
 
     found = _results(batch)["defences"]
     flags = namespace_flags() or ()

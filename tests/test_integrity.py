@@ -17,7 +17,7 @@ import pytest
 import assignment_support as sup
 from mlcourse_utils import information
 from mlcourse_utils.grading import hidden_inputs, hidden_rng
-from mlcourse_utils.grading.batch import read_secret
+from mlcourse_utils.grading.engine.batch import read_secret
 from mlcourse_utils.grading.notebook import load_assignment
 
 NAME, TASK = "information_theory", "entropy"

@@ -319,7 +319,7 @@ def _check_overrides(graded, manual_total):
 
 def _nbgrader_totals(graded):
     """nbgrader's own totals of the gradebook (its overrides included)."""
-    from mlcourse_utils.grading.gradebook import totals
+    from mlcourse_utils.grading.graded.gradebook import totals
 
     return {s: pytest.approx(v) for s, v in totals(graded / "gradebook.db", "mle")[1].items()}
 

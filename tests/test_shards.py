@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.batch import in_shard, parse_shard
+from mlcourse_utils.grading.engine.batch import in_shard, parse_shard
 
 NAME = "mle"
 
@@ -71,7 +71,7 @@ def test_three_shards_merged_equal_one_run(tmp_path, monkeypatch):
 
     from nbgrader.api import Gradebook
 
-    from mlcourse_utils.grading.gradebook import gradebook_id
+    from mlcourse_utils.grading.graded.gradebook import gradebook_id
 
     # (nbgrader runs `alembic` from PATH to check the database schema)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -101,7 +101,7 @@ def test_three_shards_merged_equal_one_run(tmp_path, monkeypatch):
 
 
 def test_merge_refuses_overlapping_folders(tmp_path):
-    from mlcourse_utils.grading.batch import merge_outputs
+    from mlcourse_utils.grading.engine.batch import merge_outputs
 
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "results.json").write_text(

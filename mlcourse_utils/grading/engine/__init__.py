@@ -1,0 +1,1 @@
+"""Grading a class: the batch, one notebook's session, analysis, references, release."""

@@ -1,0 +1,440 @@
+"""Grading one notebook: its cells run in a sandbox, its tests in the grader, with reasons.
+
+The student's code cells run in a :class:`~.channel.Sandbox`; the *source* notebook's test
+cells run here, in the grader, with each answer function's name bound to a proxy that calls the
+student's function in the sandbox and gets plain data back. A test cell earns its points when
+it raises nothing. Failures cost only what they cost: a cell or call that stalls, dies or breaks
+the protocol is skipped and the sandbox restarted (cells replayed), within a per-request time
+limit and a total budget per student.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...course import BUDGET_FACTOR
+from ..checks import hidden_inputs
+from ..graded.reasons import cell_stopped
+from ..graded.results import MAX_CELL_WARNINGS, GradeResult, TestResult
+from ..intake.submissions import Submission
+from ..names import REFERENCE, matches, scan_code
+from ..notebook import Assignment, compile_cell
+from ..protocol import RemoteError, SandboxError
+from ..sandbox.channel import Sandbox
+from ..selfcheck import is_emptied_hidden_test
+from ..text import clean_text
+from .analysis import AnalysisError, analyse, render_pages
+
+DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
+              "write the function yourself")
+
+
+class _Fatal(Exception):
+    """The sandbox died or timed out during a test cell."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Session:
+    """A student's sandbox with restart-on-failure, per-request deadlines and a total budget.
+
+    Every request gets the earlier of two deadlines: ``timeout`` from now (per cell, per test
+    cell) and the end of the student's budget (``student_timeout`` from the session's start),
+    which covers starting the process, running the cells, running the tests and re-running
+    cells after restarts. Once the budget is spent, every request fails at once with kind
+    ``"budget"``.
+    """
+
+    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout, max_restarts=4,
+                 start=None, watch=(), preload=()):
+        self.preload = list(preload)  # Assignment.preload, for a prepared image
+        self.cells = cells  # list of (index, source, task or None)
+        self.watch = sorted(set(watch))  # forbidden calls, watched in the sandbox
+        self.forbidden = {}  # task -> the watched calls it made (reported by the sandbox)
+        self.monitor = set()  # what touched the watch on forbidden calls
+        self.hidden = hidden
+        self.memory_mb = memory_mb
+        self.timeout = timeout
+        self.student_timeout = student_timeout
+        self.budget_end = (start or time.monotonic()) + self.student_timeout
+        self.max_restarts = max_restarts
+        self.restarts = -1
+        self.skip = set()
+        self.sandbox = None
+        self.deadline = None
+        self.current_task = None
+        self.delegated = set()
+        self.delegation_cells = set()
+        self.cell_errors = {}
+        self.executed = set()
+        self.cell_warnings = []
+        self.warnings = []
+        self.outputs = []
+
+    def _drain_events(self, task=None, cell=None):
+        for event in self.sandbox.events:
+            if event == "delegation":
+                if task is not None:
+                    self.delegated.add(task)
+                elif cell is not None:
+                    self.delegation_cells.add(cell)
+            elif event.startswith("forbidden ") and task is not None:
+                self.forbidden.setdefault(task, set()).add(event.split(" ", 1)[1])
+            elif event.startswith("monitor "):
+                self.monitor.add(event.split(" ", 1)[1])
+        self.sandbox.events.clear()
+
+    def _check_budget(self):
+        if time.monotonic() >= self.budget_end:
+            raise SandboxError("budget", "used up its total grading time")
+
+    def _budget_kind(self, exc):
+        """A timeout that ends at the budget's end is the budget's, not the cell's."""
+        if exc.kind == "timeout" and time.monotonic() >= self.budget_end - 0.05:
+            return SandboxError("budget", "used up its total grading time")
+        return exc
+
+    def ensure(self) -> None:
+        """Make sure a sandbox runs with every cell executed: start it, or restart and replay.
+
+        A cell that kills, stalls or breaks the process is skipped from then on (with its
+        reason), and the process restarts; at most ``max_restarts`` restarts, all within the
+        student's budget.
+        """
+        while self.sandbox is None:
+            self._check_budget()
+            self.restarts += 1
+            if self.restarts > self.max_restarts:
+                raise SandboxError("died", "the notebook's process failed too many times")
+            box = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
+                          startup_timeout=max(self.timeout, 30), preload=self.preload)
+            try:
+                self.sandbox = box.start(deadline=self.budget_end)
+                if self.watch:  # before any cell: the student's code must not run unwatched
+                    self.sandbox.monitor(self.watch, max(self.timeout, 30), self.budget_end)
+            except SandboxError as exc:
+                self.outputs.append(box.output())
+                box.kill()
+                raise self._budget_kind(exc) from None
+            for index, source, task in self.cells:
+                if index in self.skip:
+                    continue
+                try:
+                    error, warns = self.sandbox.exec_cell(source, self.timeout, self.budget_end)
+                except SandboxError as exc:
+                    exc = self._budget_kind(exc)
+                    self._collect_output()
+                    self.sandbox = None
+                    if exc.kind == "budget":
+                        raise exc from None
+                    self.skip.add(index)
+                    self.cell_errors[index] = _sandbox_reason(exc, self)
+                    break
+                self._drain_events(task=task, cell=index)
+                if index not in self.executed:  # report each cell once, whatever the restarts
+                    self.executed.add(index)
+                    if error is not None:
+                        self.cell_errors[index] = f"{error.exc_type}: {error.message}"[:500]
+                    self.cell_warnings.extend(f"cell {index + 1}: {w}" for w in warns
+                                              if len(self.cell_warnings) <= MAX_CELL_WARNINGS)
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        restarting = self.sandbox is None
+        try:
+            self.ensure()
+        except SandboxError as exc:
+            raise _Fatal(exc) from None
+        if restarting:
+            # Starting the process and replaying the cells had their own limits (per cell, and
+            # the student's budget); the test's time starts now, not before the restart.
+            self.deadline = time.monotonic() + self.timeout
+        deadline = min(self.deadline, self.budget_end)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _Fatal(self._budget_kind(SandboxError("timeout", "timed out")))
+        try:
+            value, warns = self.sandbox.call(name, args, kwargs, left)
+        except RemoteError as exc:
+            self._drain_events(task=self.current_task)
+            self._warn(getattr(exc, "warnings", []))
+            raise
+        except SandboxError as exc:
+            self._collect_output()
+            self.sandbox = None
+            raise _Fatal(self._budget_kind(exc)) from None
+        self._drain_events(task=self.current_task)
+        self._warn(warns)
+        return value
+
+    def _warn(self, warns):
+        if len(self.warnings) < 100:  # a test may call the function thousands of times
+            self.warnings.extend(warns)
+
+    def _collect_output(self):
+        if self.sandbox is not None:
+            self.outputs.append(self.sandbox.output())
+            self.sandbox.kill()
+
+    def close(self) -> None:
+        self._collect_output()
+        self.sandbox = None
+
+
+def _sandbox_reason(exc, session):
+    if exc.kind == "timeout":
+        return f"timed out after {session.timeout:g} s (the time limit per cell and per test)"
+    if exc.kind == "budget":
+        return (f"the notebook used up its total grading time of {session.student_timeout:g} s "
+                "(cells, tests and re-runs after crashes); the remaining tests were not run")
+    if exc.kind == "memory":
+        return f"the notebook's process {exc}"
+    if exc.kind == "died":
+        hint = (f"; it may have exceeded the memory limit of {session.memory_mb} MB"
+                if "signal" in str(exc) else "")
+        return f"the notebook's process died: it {exc}{hint}"
+    return f"grading of this task stopped: {exc}"
+
+
+class _StudentFunction:
+    def __init__(self, session, name):
+        self._session = session
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._session.call(self.__name__, args, kwargs)
+        except RemoteError as exc:
+            if exc.exc_type == "MemoryError":
+                exc.message = (exc.message + " " if exc.message else "") + \
+                    f"(memory limit {self._session.memory_mb} MB)"
+            raise
+
+
+def forbidden_reason(names: list[str]) -> str:
+    """The reason a task earns nothing for a forbidden call (``names``: what it called)."""
+    return (f"uses {', '.join(names)}, a forbidden call in this task (see the notebook's first "
+            "cell): the task earns nothing")
+
+
+def _forbid(result, forbidden, found, session):
+    """Zero each task that used one of its forbidden calls, by name or at run time, and every
+    task with forbidden calls when the notebook touched the watch on them."""
+    if not forbidden:
+        return
+    used = {}
+    for index, _source, task in found.cells:  # by name, in the task's own answer cell
+        if task in forbidden:
+            used.setdefault(task, set()).update(
+                n for n in found.uses.get(index, []) if n in forbidden[task])
+    for task, names in session.forbidden.items():  # at run time, while its tests ran
+        if task in forbidden:
+            used.setdefault(task, set()).update(
+                n for n in names if any(matches(n, f) for f in forbidden[task]))
+    tampered = sorted({f"cell {i + 1} uses {', '.join(n)}" for i, n in found.monitor.items()}
+                      | {f"the notebook {what}" for what in session.monitor})
+    for tr in result.tests:
+        names = sorted(used.get(tr.task, ()))
+        if names:
+            reason = forbidden_reason(names)
+        elif tampered and tr.task in forbidden:
+            reason = (f"{'; '.join(tampered[:3])}, which could disable the grader's watch on "
+                      "forbidden calls: every task with forbidden calls earns nothing")
+        else:
+            continue
+        if tr.earned:
+            tr.message = reason
+        tr.earned = 0.0
+        result.reasons[tr.task] = reason
+
+
+def _stopped_answers(result, cells, session):
+    """Name why a task's function is missing when its answer cell did not finish (a timeout,
+    the process dying: the cell is skipped from then on, so the function was never defined):
+    the task's reason, and the message of each of its tests that found no function."""
+    for index, _source, task in cells:
+        if task is None or index not in session.skip or index not in session.cell_errors:
+            continue
+        reason = cell_stopped(task, index + 1, session.cell_errors[index])
+        result.reasons.setdefault(task, reason)
+        for tr in result.tests:
+            if tr.task == task and not tr.earned and "does not define a function" in tr.message:
+                tr.message = f"not run: {reason}"
+
+
+def uses_reference(source: str) -> bool:
+    """Whether code imports or names ``mlcourse_utils`` (comments and strings do not count).
+
+    Disguised imports (``importlib.import_module("ml" + "course_utils")``) are caught at run
+    time by the sandbox's decoy package instead. (The grader runs this check on submitted
+    code only inside :func:`~.analysis.analyse`'s limited child process.)
+    """
+    return REFERENCE in scan_code(source).uses
+
+
+def check_setup(assignment: Assignment) -> None:
+    """Run the source notebook's setup cells once in the grader; ValueError if one fails.
+
+    Setup cells (imports and data before the first task) run before every test cell. One that
+    fails would fail every student, so the batch stops before it starts, saying why.
+    """
+    namespace = {"__name__": "__mlcourse_test__"}
+    for source in assignment.setup:
+        try:
+            exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
+        except Exception as exc:  # noqa: BLE001
+            raise ValueError(f"a setup cell of solutions/{assignment.name}/{assignment.notebook} "
+                             f"fails in the grader ({type(exc).__name__}: {exc}); setup cells "
+                             "(plain code before the first task) must run on their own") from None
+
+
+def grading_budget(assignment: Assignment, timeout: float | None = None) -> float:
+    """A student's total grading time by default (``--student-timeout``), in seconds.
+
+    ``timeout`` is the limit of one cell and one test (default: the assignment's). The budget
+    is what `mlcourse check` allows a whole run (:data:`~mlcourse_utils.course.BUDGET_FACTOR`
+    limits: the kernel's start, the cells, the visible tests) plus one limit for reading the
+    notebook, which only grading does. With the visible tests run first (:func:`grade_notebook`),
+    a visible test that passed in a check that ended within its budget is not cut short here
+    by the budget; the hidden tests share what is left (more would let one student's slow code
+    cost a class an hour).
+    """
+    timeout = assignment.timeout if timeout is None else timeout
+    return (BUDGET_FACTOR + 1) * timeout
+
+
+def _run_order(assignment: Assignment) -> list[Any]:
+    """The test cells in the order grading runs them: those a student sees run in `mlcourse
+    check` first, then those that hold only hidden tests (each group in notebook order), so a
+    hidden test's time-out or time never decides a visible test that passed in the check."""
+    hidden_only = {gid for gid, source in assignment.visible_sources.items()
+                   if is_emptied_hidden_test(source)}
+    return sorted(assignment.tests, key=lambda t: t.grade_id in hidden_only)
+
+
+def grade_notebook(assignment: Assignment, submission: Submission, *,
+                   timeout: float | None = None, memory_mb: int = 4096,
+                   hidden: Collection[Path | str] = (), student_timeout: float | None = None,
+                   secret: bytes | None = None, copy_to: Path | str | None = None,
+                   manual_dir: Path | str | None = None,
+                   watch: Collection[str] = ()) -> GradeResult:
+    """Grade one student's submission (read once, :mod:`.submissions`); never raises for a bad
+    one. A submission without a notebook (nothing submitted, or refused) earns zero with its
+    reason.
+    ``timeout`` is the limit of one cell and one test in seconds (default: the assignment's,
+    :attr:`~.notebook.Assignment.timeout`).
+    ``student_timeout`` is the student's total budget in seconds (default
+    :func:`grading_budget`): it starts now and covers reading the notebook
+    (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
+    cell, :attr:`~.analysis.Analysis.uses`), writing the formgrader copy ``copy_to`` and the
+    rendered manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells
+    and its tests. ``secret`` (bytes)
+    seeds the hidden tests' random inputs together with the student id
+    (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
+    """
+    start = time.monotonic()
+    student = submission.student
+    result = GradeResult(student, assignment.name)
+    timeout = assignment.timeout if timeout is None else timeout
+    budget = student_timeout or grading_budget(assignment, timeout)
+
+    def zero_all(reason):
+        zero = GradeResult.zero(student, assignment, reason)
+        zero.notes = result.notes
+        zero.seconds = time.monotonic() - start
+        return zero.bound()
+
+    if submission.data is None:
+        return zero_all(submission.reason)
+    forbidden = {t: names for t, names in assignment.forbidden.items() if names}
+    watched = sorted({n for names in forbidden.values() for n in names})
+    try:
+        found = analyse(submission.data, assignment, timeout=timeout, deadline=start + budget,
+                        watch=[*watch, *watched])
+    except AnalysisError as exc:
+        return zero_all(clean_text(str(exc), 500))
+    result.notes.extend(found.notes)
+    if copy_to or manual_dir:  # a failure here costs only these pages, never points
+        problem = render_pages(submission.data, assignment, timeout=timeout,
+                               deadline=start + budget, copy_to=copy_to, manual_dir=manual_dir)
+        if problem:
+            result.notes.append("your notebook's copy for the teaching assistants (written "
+                                f"answers, formgrader) could not be made in full: {problem}")
+    cells, delegated = found.cells, found.delegated
+    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched,
+                       preload=assignment.preload)
+    failed_fatally = {}
+    spent = None  # the reason, once the student's total budget is used up
+    try:
+        try:
+            session.ensure()
+        except SandboxError as exc:
+            return zero_all(_sandbox_reason(exc, session))
+        # The results stay in notebook order; the tests run visible ones first (_run_order).
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
+        by_id = {tr.grade_id: tr for tr in result.tests}
+        for test in _run_order(assignment):
+            tr = by_id[test.grade_id]
+            if test.task in delegated or test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+                continue
+            if spent:
+                tr.message = spent
+                result.reasons.setdefault(test.task, spent)
+                continue
+            if test.task in failed_fatally:
+                tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
+                continue
+            namespace = {"__name__": "__mlcourse_test__"}
+            for source in assignment.setup:
+                exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
+            for task in assignment.tasks:
+                namespace[task] = _StudentFunction(session, task)
+            session.current_task = test.task
+            session.warnings = []
+            session.deadline = time.monotonic() + timeout
+            try:
+                with np.errstate(all="ignore"), hidden_inputs(secret, student):
+                    exec(compile_cell(test.source, f"<{test.grade_id}>"), namespace)
+                tr.earned = test.points
+            except _Fatal as exc:
+                tr.message = _sandbox_reason(exc.error, session)
+                failed_fatally[test.task] = tr.message
+                result.reasons[test.task] = tr.message
+                if exc.error.kind == "budget":
+                    spent = tr.message
+            except AssertionError as exc:
+                tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
+            except RemoteError as exc:
+                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
+            except Exception as exc:  # noqa: BLE001
+                tr.message = ("the result could not be checked "
+                              f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
+            tr.warnings = sorted(set(session.warnings))[:10]
+            if test.task in session.delegated:
+                result.reasons[test.task] = DELEGATION
+        # A delegation seen late (e.g. in a later call) still voids the whole task.
+        for tr in result.tests:
+            if tr.task in session.delegated or tr.task in delegated:
+                tr.earned = 0.0
+                result.reasons[tr.task] = DELEGATION
+        _stopped_answers(result, cells, session)
+        _forbid(result, forbidden, found, session)
+    finally:
+        session.close()
+    for index in sorted(session.delegation_cells):
+        result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
+                            "while grading")
+    result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
+    result.cell_warnings = session.cell_warnings
+    result.output = "\n".join(o for o in session.outputs if o.strip())
+    result.seconds = time.monotonic() - start
+    return result.bound()
+

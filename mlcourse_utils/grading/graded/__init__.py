@@ -1,0 +1,1 @@
+"""The graded folder (OUT) and its data: results, gradebook, reasons, late policy."""

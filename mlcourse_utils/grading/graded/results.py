@@ -1,0 +1,195 @@
+"""Grading's results as data: ``results.json`` (every student's full result), ``grades.csv`` and
+``task_scores.csv`` (a row per student and task).
+
+A task's points are :meth:`GradeResult.task_score`'s: what its tests earned, or a teaching
+assistant's override of them (:mod:`.overrides`); the grade files and pages all take them
+from there.
+
+The result data model too (:class:`GradeResult`, :class:`TestResult`, capped by
+:meth:`GradeResult.bound`): the grading engine (:mod:`.session`) fills them in; below it and
+everything else that reads or writes them (the batch, the feedback writer, manual grading, the
+exports, the class report).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..._files import atomic_open, write_text
+from ..text import clean_text, csv_text, plural
+
+if TYPE_CHECKING:
+    from ..notebook import Assignment
+
+
+#: What one student's result may hold: errors and warnings of cells, notes, distinct warnings per
+#: test, characters of printed output (the feedback shows its end) and of results.json.
+MAX_CELL_ERRORS = 50
+MAX_CELL_WARNINGS = 20
+MAX_NOTES = 50
+MAX_TEST_WARNINGS = 10
+MAX_OUTPUT = 20_000
+MAX_RESULT_CHARS = 400_000
+
+
+@dataclasses.dataclass
+class TestResult:
+    """One test cell's outcome for one student."""
+
+    grade_id: str
+    task: str
+    points: float
+    earned: float
+    description: str
+    message: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class GradeResult:
+    """One student's grading: every test's outcome and the reasons and remarks for the feedback."""
+
+    student: str
+    assignment: str
+    tests: list[TestResult] = dataclasses.field(default_factory=list)
+    reasons: dict[str, str] = dataclasses.field(default_factory=dict)  # task -> why points withheld
+    notes: list[str] = dataclasses.field(default_factory=list)         # notebook-level remarks
+    cell_errors: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    cell_warnings: list[str] = dataclasses.field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+    refused: str = ""  # why the notebook was not graded at all ("" when it was)
+    #: task -> {"points": ..., "reason": ...}: a teaching assistant's override of the task's
+    #: autograded points (``mlcourse grade-import OUT overrides.csv``, :mod:`.overrides`).
+    overrides: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    def autograded_task_score(self, task: str) -> float:
+        """What the tests of ``task`` earned (before any override)."""
+        return sum(t.earned for t in self.tests if t.task == task)
+
+    def task_score(self, task: str) -> float:
+        """The points of ``task``: a teaching assistant's override where there is one, else
+        what its tests earned. Every grade file and page takes a task's points from here."""
+        if task in self.overrides:
+            return float(self.overrides[task]["points"])
+        return self.autograded_task_score(task)
+
+    @property
+    def autograded_score(self) -> float:
+        """What the tests earned, before any override."""
+        return sum(t.earned for t in self.tests)
+
+    @property
+    def score(self) -> float:
+        """The autograded part of the grade: each task's :meth:`task_score`."""
+        if not self.overrides:
+            return self.autograded_score
+        return sum(self.task_score(task) for task in dict.fromkeys(t.task for t in self.tests))
+
+    @classmethod
+    def zero(cls, student: str, assignment: Assignment, reason: str) -> GradeResult:
+        """Zero for every test of ``assignment``, with ``reason`` for every task."""
+        result = cls(student, assignment.name)
+        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                        for t in assignment.tests]
+        result.reasons = dict.fromkeys(assignment.tasks, reason)
+        result.refused = reason
+        return result
+
+    def bound(self) -> GradeResult:
+        """Cap what this result holds (see MAX_*), saying what was cut; returns ``self``."""
+        notes = list(dict.fromkeys(self.notes))
+        if len(notes) > MAX_NOTES:
+            more = len(notes) - MAX_NOTES
+            notes = notes[:MAX_NOTES] + [f"{plural(more, 'more note')} (not listed)"]
+        if len(self.cell_errors) > MAX_CELL_ERRORS:
+            more = len(self.cell_errors) - MAX_CELL_ERRORS
+            self.cell_errors = self.cell_errors[:MAX_CELL_ERRORS]
+            notes.append(f"{plural(more, 'more cell')} raised an error (not listed)")
+        if len(self.cell_warnings) > MAX_CELL_WARNINGS:
+            more = len(self.cell_warnings) - MAX_CELL_WARNINGS
+            self.cell_warnings = self.cell_warnings[:MAX_CELL_WARNINGS]
+            notes.append(f"{plural(more, 'more warning')} while the notebook ran (not listed)")
+        self.notes = notes
+        for t in self.tests:
+            t.message = clean_text(t.message, 2000)
+            t.warnings = [clean_text(w, 300) for w in t.warnings[:MAX_TEST_WARNINGS]]
+        if len(self.output) > MAX_OUTPUT:
+            self.output = "[... output cut]\n" + self.output[-MAX_OUTPUT:]
+        size = len(self.output) + sum(len(t.message) + sum(map(len, t.warnings)) + 200
+                                      for t in self.tests)
+        size += sum(map(len, self.notes)) + sum(len(m) for _, m in self.cell_errors)
+        size += sum(map(len, self.cell_warnings)) + sum(map(len, self.reasons.values()))
+        if size > MAX_RESULT_CHARS:  # many tests with long messages: keep the verdicts
+            self.output = ""
+            for t in self.tests:
+                t.message, t.warnings = t.message[:300], t.warnings[:2]
+            self.notes.append("the messages were shortened to keep this page small")
+        return self
+
+
+def points(x: float) -> str:
+    """A number of points as the grade files write it (``12``, ``3.5``)."""
+    return f"{x:g}"
+
+
+def write_csvs(results: Mapping[str, GradeResult], assignment: Assignment, out: Path) -> None:
+    """``out/grades.csv`` and ``out/task_scores.csv``: a row per student (and task), sorted."""
+    with atomic_open(out / "grades.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "score", "max_score"])
+        for student in sorted(results):
+            w.writerow([csv_text(student), assignment.name, points(results[student].score),
+                        points(assignment.max_score)])
+    with atomic_open(out / "task_scores.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["student_id", "assignment", "task", "score", "max_score"])
+        for student in sorted(results):
+            for task in assignment.tasks:
+                w.writerow([csv_text(student), assignment.name, task,
+                            points(results[student].task_score(task)),
+                            points(assignment.task_max(task))])
+
+
+@dataclasses.dataclass
+class Results:
+    """What ``results.json`` holds: the assignment's name, every student's result, the defences
+    the sandboxes had (``{defence: in force}``) and figures of the run."""
+
+    name: str
+    results: dict[str, GradeResult]
+    defences: dict[str, bool] = dataclasses.field(default_factory=dict)
+    run: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def write_results(results: Mapping[str, GradeResult], assignment: Assignment,
+                  out: Path | str, defences: Mapping[str, bool] | None = None,
+                  run: Mapping[str, Any] | None = None) -> None:
+    """``out/results.json``: every student's full result, for tools (merging shards, exports),
+    with the defences in force (:func:`~.channel.defences`) and figures of the run."""
+    data = {"assignment": assignment.name, "defences": dict(defences or {}), "run": dict(run or {}),
+            "students": {s: dataclasses.asdict(r) for s, r in sorted(results.items())}}
+    write_text(Path(out) / "results.json", json.dumps(data, indent=1, ensure_ascii=False))
+
+
+def read_results(out: Path | str) -> Results:
+    """Read ``out/results.json`` back (ValueError when it is missing or not ours)."""
+    path = Path(out) / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = {}
+        for student, r in data["students"].items():
+            r = dict(r)
+            r["tests"] = [TestResult(**t) for t in r["tests"]]
+            r["cell_errors"] = [tuple(e) for e in r["cell_errors"]]
+            results[student] = GradeResult(**r)
+        defences = {str(k): v is True for k, v in data.get("defences", {}).items()}
+        return Results(data["assignment"], results, defences, dict(data.get("run", {})))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a results file written by `mlcourse grade` ({exc})") \
+            from None

@@ -1,0 +1,1 @@
+"""What `mlcourse grade` reads: archives, the roster, submissions, their times."""

@@ -1,0 +1,285 @@
+"""The class list: its rows (:func:`read_roster`), graded folders matched to them, download names.
+
+The roster (``--roster ROSTER.csv``: Canvas's gradebook export, Moodle's grading worksheet or
+the course's own list) is read into :class:`Student` rows; :func:`match_roster` finds the row of
+each graded submission by any of its ids.
+
+A bulk download names each student the LMS's way: Canvas by a login made of the sortable name
+(``smithjonesalice``) and its numeric user id (the ``ID`` column of Canvas's gradebook), Moodle by
+the full name and a participant number (``Participant 12345`` in its grading worksheet). The
+roster maps them to the course's student ids, by the
+number first and by the name only when the roster has no number for anybody (names are not
+unique, so a name that two roster rows share matches neither). Names and ids are compared in one
+form (:func:`.text.fold`: Unicode NFKC, case-folded), so look-alikes are one key.
+
+A roster id goes only to the roster student it belongs to: a graded submission that came from
+an LMS download (its entry in ``intake.json``) is matched by the LMS's user id where the roster
+has those numbers, whatever its id looks like (:func:`match_roster` with ``lms``).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..text import clean_text, fold, plural
+
+
+@dataclasses.dataclass
+class Student:
+    """One row of the roster."""
+
+    name: str
+    student_id: str = ""     # the course's id: the submission folder's name
+    email: str = ""
+    lms_id: str = ""         # Canvas "ID"
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    idnumber: str = ""       # Moodle "ID number"
+    participant: str = ""    # Moodle's participant number ("Identifier": "Participant 12345")
+
+    def keys(self) -> list[str]:
+        """Every value a submission folder may be named by, folded (:func:`.text.fold`)."""
+        values = (self.student_id, self.email, self.sis_login_id, self.sis_user_id,
+                  self.idnumber, self.lms_id)
+        return [fold(v) for v in values if v and v.strip()]
+
+    def lms_number(self, lms: str) -> str:
+        """The student's number in ``lms``'s downloads: Canvas's user ``ID``, Moodle's
+        participant number ("" when the roster does not give it)."""
+        return (self.lms_id if lms == "canvas" else self.participant).strip()
+
+    @property
+    def label(self) -> str:
+        """How the student is named in messages: the name, else an id."""
+        return self.name or self.email or course_id(self)
+
+
+_ROSTER_COLUMNS = {
+    "name": ("name", "student", "full name", "fullname"),
+    "student_id": ("student_id", "student id", "username", "login"),
+    "email": ("email", "e-mail", "email address", "mail"),
+    "lms_id": ("id", "canvas id", "user id", "userid"),
+    "sis_user_id": ("sis user id", "sis_user_id"),
+    "sis_login_id": ("sis login id", "sis_login_id"),
+    "section": ("section", "group"),
+    "idnumber": ("id number", "idnumber", "matriculation", "student number"),
+    "participant": ("identifier", "participant", "participant id"),
+}
+
+
+def read_roster(path: Path | str) -> list[Student]:
+    """The roster CSV (a header row; columns named as Canvas or Moodle name them, or
+    ``student_id, name, email, ...``) as a list of :class:`Student`."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+    except OSError as exc:
+        raise ValueError(f"--roster {path}: cannot be read ({exc.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"--roster {path}: not a UTF-8 CSV file ({exc})") from None
+    if not rows:
+        raise ValueError(f"--roster {path} is empty")
+    header = [h.strip().lower() for h in rows[0]]
+    index = {}
+    for field, names in _ROSTER_COLUMNS.items():
+        for name in names:
+            if name in header:
+                index[field] = header.index(name)
+                break
+    if not {"student_id", "email", "sis_login_id", "sis_user_id", "idnumber"} & set(index):
+        raise ValueError(f"--roster {path}: needs a column student_id, email, SIS Login ID, "
+                         f"SIS User ID or ID number to match submissions (found {rows[0]})")
+    students = []
+    for row in rows[1:]:
+        if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
+            continue
+        values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
+        if "participant" in values:  # Moodle's worksheet writes "Participant 12345"
+            values["participant"] = re.sub(r"(?i)^participant\s*", "", values["participant"])
+        students.append(Student(**{"name": values.pop("name", "")}, **values))
+    return students
+
+
+#: The column of the LMS's roster export that holds its number for a student.
+NUMBER_COLUMN = {"canvas": "ID", "moodle": "Identifier"}
+
+
+def number_cell(lms: str, number: str) -> str:
+    """A roster cell with a student's number, as the LMS's export writes it (``ID 999``,
+    ``Identifier 'Participant 5009'``)."""
+    return f"ID {number}" if lms == "canvas" else f"Identifier 'Participant {number}'"
+
+
+def lms_label(lms: str) -> str:
+    """``"Canvas"`` or ``"Moodle"``."""
+    return lms.capitalize()
+
+
+def _lookup(roster: Sequence[Student]) -> dict[str, int]:
+    """``{folded key: roster index}``; ValueError when the roster gives one key to two students."""
+    lookup: dict[str, int] = {}
+    for i, student in enumerate(roster):
+        for key in student.keys():
+            if lookup.get(key, i) != i:
+                raise ValueError(f"the roster gives {key!r} to two students "
+                                 f"({roster[lookup[key]].name!r} and {student.name!r})")
+            lookup[key] = i
+    return lookup
+
+
+def _numbers(roster: Sequence[Student], lms: str) -> dict[str, int]:
+    """``{LMS number: roster index}`` (empty when the roster has none of ``lms``'s numbers)."""
+    table: dict[str, int] = {}
+    for i, student in enumerate(roster):
+        number = fold(student.lms_number(lms))
+        if number and table.setdefault(number, i) != i:
+            raise ValueError(f"the roster gives {lms_label(lms)} number {number} to two students "
+                             f"({roster[table[number]].name!r} and {student.name!r})")
+    return table
+
+
+def _by_lms(roster, entry, by_key, numbers):
+    """``(roster index or None, why not)`` of a graded submission from an LMS download."""
+    lms = entry["lms"]
+    who = (f"{lms_label(lms)} user {clean_text(entry.get('user_id', ''), 40)} "
+           f"({clean_text(entry.get('name', ''), 80)!r})")
+    if entry.get("problem"):
+        return None, f"refused when graded: {clean_text(entry['problem'], 300)}"
+    if lms not in numbers:
+        numbers[lms] = _numbers(roster, lms)
+    if numbers[lms]:
+        i = numbers[lms].get(fold(str(entry.get("user_id", ""))))
+        return (i, "") if i is not None else (None, f"{who} is not in the roster")
+    if entry.get("roster"):  # the roster of the grading gave it this id (by name: no numbers)
+        return by_key, ""
+    return None, (f"graded under the LMS's name of {who}, without --roster, and this roster has "
+                  f"no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell who that is: grade again "
+                  "with --roster")
+
+
+def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
+                 conflicts: dict[int, list[str]] | None = None,
+                 lms: Mapping[str, Mapping[str, Any]] | None = None,
+                 refused: dict[str, str] | None = None,
+                 ) -> tuple[dict[int, str], list[str]]:
+    """``({roster index: graded id}, [graded ids without a roster entry])``.
+
+    A submission matches the roster row whose student id, e-mail, SIS login, SIS id, ID number
+    or LMS id equals its folder name (compared folded, :func:`.text.fold`). ValueError when the
+    roster gives one key to two students. Two submissions that match one roster row raise
+    ValueError too, unless ``conflicts`` is given: then neither is matched, and
+    ``conflicts[roster index]`` lists them (that student's problem; every other student is
+    matched).
+
+    ``lms`` (``{graded id: its entry of intake.json}``) names the submissions that came from an
+    LMS download: such a one is matched by the LMS's user id where the roster has that LMS's
+    numbers (Canvas's ID, Moodle's participant number), never by an id that merely looks like a
+    roster student's; where the roster has none, by its id only when a roster gave it that id
+    when it was graded. One refused when graded (``problem``: not in that roster, a collision),
+    whose user the roster lacks, or graded under the LMS's name is not matched, and
+    ``refused[graded id]`` says why in words.
+    """
+    lookup = _lookup(roster)
+    numbers: dict[str, dict[str, int]] = {}
+    matched, unmatched, clashes = {}, [], {}
+    for gid in sorted(graded_ids):
+        i = lookup.get(fold(gid))
+        entry = (lms or {}).get(gid)
+        if entry is not None and entry.get("lms") in ("canvas", "moodle"):
+            i, why = _by_lms(roster, entry, i, numbers)
+            if why and refused is not None:
+                refused[gid] = why
+        if i is None:
+            unmatched.append(gid)
+        elif i in clashes:
+            clashes[i].append(gid)
+        elif i in matched:
+            if conflicts is None:
+                raise ValueError(f"two submissions, {matched[i]!r} and {gid!r}, belong to "
+                                 f"{roster[i].name or roster[i].email!r}")
+            clashes[i] = [matched.pop(i), gid]
+        else:
+            matched[i] = gid
+    if conflicts is not None:
+        conflicts.update(clashes)
+    return matched, unmatched
+
+
+def canvas_login(name: str) -> str:
+    """The login Canvas puts in a download's file names for the sortable name ``name``
+    (``"Smith-Jones, Alice"`` → ``"smithjonesalice"``): letters and digits, lower case."""
+    text = unicodedata.normalize("NFKD", name)
+    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c))
+                  .lower())
+
+
+def _full_names(name: str) -> set[str]:
+    """``"Last, First"`` and ``"First Last"`` forms of a roster name, folded for comparing."""
+    name = " ".join(name.split())
+    forms = {name}
+    if "," in name:
+        last, first = (part.strip() for part in name.split(",", 1))
+        forms.add(f"{first} {last}")
+    return {fold(f) for f in forms if f}
+
+
+def course_id(student: Student) -> str:
+    """The id a roster student's submission is graded under: the course's id, or else the
+    e-mail, SIS login, SIS id, ID number or LMS id (what :func:`match_roster` matches)."""
+    for value in (student.student_id, student.email, student.sis_login_id, student.sis_user_id,
+                  student.idnumber, student.lms_id):
+        if value and value.strip():
+            return value.strip()
+    return ""
+
+
+class Roster:
+    """Look-ups of a roster by the names and numbers of Canvas and Moodle downloads."""
+
+    def __init__(self, students: Sequence[Student]) -> None:
+        self.students = list(students)
+        self._numbers = {lms: {fold(s.lms_number(lms)): s for s in self.students
+                               if s.lms_number(lms)} for lms in ("canvas", "moodle")}
+        self._logins, self._names = {}, {}
+        for s in self.students:
+            for table, keys in ((self._logins, {canvas_login(s.name)}),
+                                (self._names, _full_names(s.name))):
+                for key in keys - {""}:
+                    table.setdefault(key, []).append(s)
+
+    def find(self, lms: str, user_id: str, name: str) -> tuple[Student | None, str]:
+        """``(the roster student, "")`` of a file of ``lms``'s download (``"canvas"`` or
+        ``"moodle"``), by its user id (Canvas's ID, Moodle's participant number); by the name
+        (Canvas's login, Moodle's full name) only when the roster has no such numbers and one
+        row has that name. ``(None, why not)`` otherwise."""
+        numbers = self._numbers[lms]
+        if numbers:  # the roster has the LMS's numbers: a user it lacks is not in it
+            found = numbers.get(fold(user_id))
+            return (found, "") if found is not None else (None, "is not in the roster")
+        if lms == "canvas":
+            rows = self._logins.get(canvas_login(name), [])
+        else:
+            rows = self._names.get(fold(" ".join(name.split())), [])
+        if len(rows) == 1:
+            return rows[0], ""
+        if rows:
+            return None, (f"shares the name with {plural(len(rows), 'roster row')}, and the "
+                          f"roster has no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell which")
+        return None, (f"is not in the roster (no row has the name, and the roster has no "
+                      f"{lms_label(lms)} {NUMBER_COLUMN[lms]} to match by)")
+
+    def canvas(self, user_id: str, login: str) -> Student | None:
+        """The roster student of a Canvas file (user id, then the login when unambiguous)."""
+        return self.find("canvas", user_id, login)[0]
+
+    def moodle(self, participant: str, full_name: str) -> Student | None:
+        """The roster student of a Moodle file (participant number, then the full name when
+        unambiguous)."""
+        return self.find("moodle", participant, full_name)[0]

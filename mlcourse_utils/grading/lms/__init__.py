@@ -1,0 +1,1 @@
+"""What goes back to the LMS: grade files and the feedback zip (Canvas, Moodle)."""

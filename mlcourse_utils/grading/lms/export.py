@@ -1,0 +1,339 @@
+"""Grades for a learning management system (``mlcourse export``): Canvas and Moodle files.
+
+``mlcourse export`` reads one graded folder per assignment (:func:`.graded.folder.read_graded`:
+each student's :class:`~.graded.folder.Total`, the autograded points with a teaching
+assistant's overrides plus the manual points that ``mlcourse grade-import`` loaded), the roster
+(:mod:`.roster`), the due dates and late rule (:mod:`.late`) and the submission times
+(:mod:`.times`), and writes the grade file Canvas or Moodle imports (:func:`export`). Each late
+student's penalty is recorded in the graded folder, and every feedback page is written again
+by :mod:`.reports.feedback` with the same total as the file.
+:func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..._files import atomic_open
+from ..graded.folder import read_graded, shown
+from ..graded.late import Cell, read_config, write_late_notes
+from ..graded.late import cells as late_cells
+from ..graded.results import read_results
+from ..intake.collect import read_lms_entries
+from ..intake.roster import match_roster, read_roster
+from ..intake.times import read_times
+from ..reports.feedback import regenerate_feedback
+from ..text import clean_text, csv_text, fold, plural
+
+FORMATS = ("canvas", "moodle")
+
+
+# ------------------------------------------------------------------ export
+
+
+@dataclasses.dataclass
+class Export:
+    """What :func:`export` wrote and found."""
+
+    rows: int
+    without_submission: dict[str, list[str]]  # assignment -> [roster names]
+    without_roster: dict[str, list[str]]      # assignment -> [graded ids]
+    ungraded: dict[str, list[str]]            # assignment -> [graded ids, manual cells to grade]
+    late: dict[str, dict[str, Cell]]          # assignment -> {graded id: Cell}
+    undated: dict[str, list[str]]             # assignment -> [graded ids without a time]
+    #: assignment -> {graded id: why its time was not used}
+    time_problems: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {source of the times: how many students}
+    time_sources: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {roster name: [graded ids that all match that student]} (none exported)
+    conflicts: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
+    #: roster students the LMS cannot find (no id; written only with --allow-missing-ids)
+    unidentified: list[str] = dataclasses.field(default_factory=list)
+    #: assignment -> [graded ids the LMS's download marked late] (Canvas's ``_late_``)
+    lms_late: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> {graded id the LMS marked late: what the export did about it, in words}
+    lms_late_done: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> [graded ids with task points set by a teaching assistant]
+    overridden: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: assignment -> why its feedback pages could not be written again (the grade file is)
+    feedback_problems: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: assignment -> {graded id: why it is nobody's in the roster} (from an LMS download: its
+    #: user the roster lacks, refused when graded, graded under the LMS's name)
+    refused: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+
+
+def _fmt(x):
+    return "" if x is None else shown(x)
+
+
+#: The header Canvas gives an assignment's column: ``Title (assignment id)``.
+CANVAS_COLUMN = re.compile(r"^.*\S \((\d+)\)$")
+#: Moodle's CSV import: the user field the "Map from" column is mapped to, and its header.
+MOODLE_IDENTIFIERS = {"email": "Email address", "idnumber": "ID number", "username": "Username"}
+
+
+def _unidentified(roster, fmt, moodle_identifier):
+    """Names of the roster students the LMS could not find in the exported file."""
+    def ids(s):
+        if fmt == "canvas":
+            return (s.lms_id, s.sis_user_id, s.sis_login_id)
+        return ({"email": s.email, "idnumber": s.idnumber or s.student_id,
+                 "username": s.student_id}[moodle_identifier],)
+    return [s.name or s.email or s.student_id or f"row {i + 2}"
+            for i, s in enumerate(roster) if not any(v.strip() for v in ids(s))]
+
+
+def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
+           config_path: Path | str | None = None, missing: str = "blank",
+           times_path: Path | str | None = None,
+           times_from_submission: bool = False, canvas_assignment: str | None = None,
+           moodle_identifier: str = "email", allow_missing_ids: bool = False) -> Export:
+    """Write the grade file of ``fmt`` (canvas or moodle) for the roster; return an
+    :class:`Export`.
+
+    Late penalties use the submission times of ``times_path`` (``--times``, from the learning
+    management system or the exchange); times found inside the submissions only with
+    ``times_from_submission`` (for students the file lacks). Without a time, no penalty.
+
+    Canvas fills an assignment's column only when the file's header names it as Canvas does,
+    ``Title (assignment id)`` (``canvas_assignment``, or ``canvas_column`` in the configuration);
+    a header without the id would create a new column, so it is an error. Canvas finds each
+    student by ``ID``, ``SIS User ID`` or ``SIS Login ID``, Moodle's CSV import by the column
+    ``moodle_identifier`` (email, idnumber or username) that the import's "Map from" is set to:
+    roster students without one are an error naming them, unless ``allow_missing_ids``.
+
+    A graded submission from an LMS download (``intake.json``) goes to the roster student with
+    its LMS user id, never to one whose id it merely resembles (:func:`.roster.match_roster`);
+    one the roster cannot vouch for is listed in ``refused`` with the reason, not exported.
+    """
+    from ..sandbox.requirements import check_dependencies
+
+    check_dependencies()
+    if fmt not in FORMATS:
+        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if moodle_identifier not in MOODLE_IDENTIFIERS:
+        raise ValueError(f"--moodle-identifier must be one of {', '.join(MOODLE_IDENTIFIERS)}, "
+                         f"not {moodle_identifier!r}")
+    if canvas_assignment is not None and fmt != "canvas":
+        raise ValueError("--canvas-assignment is for --format canvas")
+    if missing not in ("blank", "zero"):
+        raise ValueError(f"--missing must be blank or zero, not {missing!r}")
+    config = read_config(config_path)
+    roster = read_roster(roster_path)
+    times = read_times(times_path) if times_path is not None else None
+    assignments = [read_graded(folder) for folder in graded_dirs]
+    names = [g.name for g in assignments]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two graded folders hold the same assignment: {names}")
+    if canvas_assignment is not None and len(assignments) != 1:
+        raise ValueError("--canvas-assignment names one assignment's column: export one graded "
+                         "folder with it (or set canvas_column per assignment in --config)")
+    if fmt == "canvas":
+        for graded in assignments:
+            column = canvas_assignment or config.assignments.get(graded.name, {}).get(
+                "canvas_column")
+            if not column or not CANVAS_COLUMN.match(str(column)):
+                raise ValueError(
+                    f"Canvas fills the column of {graded.name} only when the header names it as "
+                    "Canvas does, 'Title (assignment id)' (the id is the number at the end of "
+                    "the assignment's address, .../assignments/1234): pass --canvas-assignment "
+                    f"'Title (1234)' or set canvas_column in [assignments.{graded.name}] of "
+                    f"--config (got {column!r})")
+    unidentified = _unidentified(roster, fmt, moodle_identifier)
+    if unidentified and not allow_missing_ids:
+        what = ("ID, SIS User ID or SIS Login ID" if fmt == "canvas"
+                else MOODLE_IDENTIFIERS[moodle_identifier])
+        raise ValueError(f"{plural(len(unidentified), 'student')} of the roster "
+                         f"{'has' if len(unidentified) == 1 else 'have'} no {what}, by which "
+                         f"{fmt.capitalize()} finds them: {', '.join(unidentified)}. Add the ids "
+                         "to the roster (export it from the LMS), or pass --allow-missing-ids "
+                         "to leave these rows for the LMS to skip")
+    report = Export(len(roster), {}, {}, {}, {}, {}, unidentified=unidentified)
+    columns, grades = [], []
+    for graded in assignments:
+        clashes, refused = {}, {}
+        matched, unmatched = match_roster(roster, graded.scores, clashes,
+                                          read_lms_entries(graded.folder), refused)
+        cells, late, undated, problems, sources = late_cells(
+            graded, matched, roster, config, missing, times, times_from_submission)
+        for i in clashes:  # one roster student, several submissions: none is exported
+            cells[i] = Cell(None)
+        settings = config.assignments.get(graded.name, {})
+        column = canvas_assignment if fmt == "canvas" and canvas_assignment else \
+            settings.get(f"{fmt}_column") or graded.name
+        columns.append((column, graded.max_score))
+        grades.append(cells)
+        report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
+        report.refused[graded.name] = refused
+        report.without_submission[graded.name] = [
+            roster[i].name or roster[i].email or roster[i].student_id
+            for i in range(len(roster)) if cells[i].raw is None and i not in clashes]
+        report.ungraded[graded.name] = [g for g in graded.ungraded
+                                        if g in graded.scores and g not in refused]
+        report.late[graded.name] = late
+        write_late_notes(graded.folder, late, graded.max_score)
+        report.undated[graded.name] = undated
+        report.time_problems[graded.name] = problems
+        report.time_sources[graded.name] = sources
+        report.lms_late[graded.name] = sorted(g for g, info in graded.times.items()
+                                              if info.get("lms_late") and g in graded.scores)
+        report.overridden[graded.name] = sorted(g for g, t in graded.totals.items()
+                                                if t.overridden)
+        by_graded = {gid: cells[i] for i, gid in matched.items()}
+        report.lms_late_done[graded.name] = {
+            g: _lms_late_done(g, by_graded.get(g), late, undated, clashes)
+            for g in report.lms_late[graded.name]}
+        report.conflicts[graded.name] = {
+            roster[i].name or roster[i].email or roster[i].student_id: ids
+            for i, ids in clashes.items()}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        if fmt == "canvas":
+            w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                        *[csv_text(c) for c, _ in columns]])
+            w.writerow(["    Points Possible", "", "", "", "", *[_fmt(m) for _, m in columns]])
+            for i, s in enumerate(roster):
+                w.writerow([csv_text(s.name), csv_text(s.lms_id), csv_text(s.sis_user_id),
+                            csv_text(s.sis_login_id), csv_text(s.section),
+                            *[_fmt(cells[i].score) for cells in grades]])
+        else:
+            fields = {"email": ("Email address", lambda s: s.email),
+                      "idnumber": ("ID number", lambda s: s.idnumber or s.student_id),
+                      "username": ("Username", lambda s: s.student_id)}
+            order = [moodle_identifier] + [k for k in ("email", "idnumber")
+                                           if k != moodle_identifier]
+            w.writerow([fields[k][0] for k in order] + ["Full name"]
+                       + [csv_text(c) for c, _ in columns])
+            for i, s in enumerate(roster):
+                w.writerow([csv_text(fields[k][1](s)) for k in order] + [csv_text(s.name)]
+                           + [_fmt(cells[i].score) for cells in grades])
+    for graded in assignments:  # the late-penalty sections, through the page's own template
+        try:
+            regenerate_feedback(graded.folder)
+        except (OSError, ValueError) as exc:  # the grade file stands; the pages wait
+            report.feedback_problems[graded.name] = clean_text(str(exc), 300)
+    return report
+
+
+def _lms_late_done(gid, cell, late, undated, clashes):
+    """What the export did about a submission the LMS marked late, in words (``cell``: its
+    grade in the file, None when it is not exported)."""
+    if cell is None or cell.score is None:
+        clash = any(gid in ids for ids in clashes.values())
+        return ("not exported (several submissions match one student)" if clash
+                else "not exported (no roster entry)")
+    if gid in late:
+        return f"penalised {late[gid].penalty:g} % (time from {late[gid].source})"
+    if gid in undated:
+        return ("no penalty: no submission time (give --times, or grade from a zip download "
+                "that records the times)")
+    if cell.deadline is None:
+        return "no penalty: no due date for it in --config"
+    if cell.submitted is None:
+        return "no penalty: no submission time"
+    return f"no penalty: on time by its deadline {cell.deadline} (time from {cell.source})"
+
+
+# ------------------------------------------------------------------ feedback files for the LMS
+
+
+@dataclasses.dataclass
+class FeedbackZip:
+    """What :func:`write_feedback_zip` wrote: ``{student: name in the zip}`` and the students
+    left out (no page, or not known to the LMS: no Canvas user or Moodle participant number)."""
+
+    files: dict[str, str]
+    left_out: dict[str, str]
+
+
+def _zip_name_part(text):
+    """A name as a part of a file name in the zip: no folder separators, no control codes."""
+    return re.sub(r"[/\\\x00-\x1f]", "_", clean_text(text, 120)).strip() or "student"
+
+
+def feedback_file_name(fmt: str, entry: Mapping[str, Any], assignment: str) -> str:
+    """The name of a student's feedback page in the zip an LMS takes for bulk feedback.
+
+    Canvas (Submissions → *Upload Submission Comments*, "re-upload submissions") reads the
+    first two all-digit parts of a file name, split at ``_``, as the user id and the id of a
+    file of that user's submission, as in its own download (``Assignment#
+    infer_comment_context_from_filename``; a name without an existing file id is ignored):
+    ``login_userid_attachmentid_feedback-NAME.html`` attaches the page to that submission as a
+    comment. Moodle (*Upload multiple feedback
+    files in a zip*) matches the participant number in the prefix of its download,
+    ``Full Name_12345_assignsubmission_file_/``, and keeps the rest as the file's name."""
+    page = f"feedback-{_zip_name_part(assignment)}.html"
+    if fmt == "canvas":
+        login = _zip_name_part(entry.get("name") or "student").replace("_", "")
+        if login.isdigit():  # Canvas would read it as the user id
+            login = f"s{login}"
+        return f"{login}_{entry['user_id']}_{entry['attachment_id']}_{page}"
+    if fmt == "moodle":
+        name = _zip_name_part(entry.get("name") or "student").replace("_", " ")
+        return f"{name}_{entry['user_id']}_assignsubmission_file_/{page}"
+    raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
+                       roster_path: Path | str | None = None) -> FeedbackZip:
+    """Write ``out``, a zip of every student's feedback page named for ``fmt``'s bulk upload
+    (:func:`feedback_file_name`).
+
+    Who a student is in the LMS comes from ``graded/intake.json`` (written when SUBMISSIONS was
+    the LMS's download), else from the roster (Moodle's ``Identifier``; Canvas needs the id of
+    the submitted file too, which only its download gives); a student known to neither is left
+    out and named.
+    """
+    import zipfile
+
+    from ..intake.roster import canvas_login
+
+    if fmt not in FORMATS:
+        raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    graded = Path(graded)
+    results = read_results(graded)
+    known = {s: e for s, e in read_lms_entries(graded).items() if e.get("lms") == fmt}
+    roster = read_roster(roster_path) if roster_path is not None else []
+    lookup = {}
+    for student in roster:
+        number = student.lms_id if fmt == "canvas" else student.participant
+        if number.strip():
+            entry = {"name": canvas_login(student.name) if fmt == "canvas" else student.name,
+                     "user_id": number.strip(), "attachment_id": ""}
+            for key in student.keys():
+                lookup.setdefault(key, entry)
+    files, left_out = {}, {}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as archive:
+        for student in sorted(results.results):
+            page = graded / "feedback" / f"{student}.html"
+            entry = known.get(student) or lookup.get(fold(student))
+            if entry is None:
+                left_out[student] = (f"not known to {fmt} (no {fmt} download entry and no "
+                                     + ("ID" if fmt == "canvas" else "Identifier")
+                                     + " in the roster)")
+                continue
+            if "/" in student or not page.is_file():
+                left_out[student] = "no feedback page"
+                continue
+            if fmt == "canvas" and not entry.get("attachment_id"):
+                left_out[student] = ("Canvas attaches a comment only to a submitted file, whose "
+                                     "id is in its download: grade from Canvas's download")
+                continue
+            name = feedback_file_name(fmt, entry, results.name)
+            when = dt.datetime.fromtimestamp(page.stat().st_mtime)
+            info = zipfile.ZipInfo(name, date_time=(max(when.year, 1980), *when.timetuple()[1:6]))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, page.read_bytes())
+            files[student] = name
+    return FeedbackZip(files, left_out)

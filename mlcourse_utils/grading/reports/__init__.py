@@ -1,0 +1,1 @@
+"""What people read: feedback pages, manual-grading pages, the class report."""

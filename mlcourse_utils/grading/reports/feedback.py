@@ -1,0 +1,125 @@
+"""The feedback pages grading writes (and writes again with manual points and late notes).
+
+The grade files and ``results.json`` are :mod:`.results`; CSV quoting is :mod:`.text`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..._files import write_text
+from ..graded.results import GradeResult, points, read_results
+
+if TYPE_CHECKING:
+    from ..notebook import Assignment
+
+
+@functools.lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    from ..graded.folder import shown
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parents[1] / "templates"),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters["points"] = points
+    env.filters["shown"] = shown  # a total, as the export writes it
+    return env.get_template("feedback.html")
+
+
+def warm_up() -> None:
+    """Load and compile the feedback page's template now (``mlcourse grade`` does it in a thread
+    while the defences are probed, so the first students do not wait for it)."""
+    _template()
+
+
+def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str,
+                   manual: Mapping[str, tuple[float | None, str]] | None = None,
+                   late: Mapping[str, Any] | None = None) -> None:
+    """One self-contained HTML page for a student: every task, each failing test in words.
+
+    Rendered from ``templates/feedback.html`` with autoescaping: whatever a student's code
+    printed or raised appears as text, and the page's content security policy allows no
+    script. Its size is bounded by the result's caps (:meth:`GradeResult.bound`). ``manual``
+    (``{grade_id: (points or None, comment)}``, what ``grade-import`` loaded; None: nothing
+    yet) gives the points and comments of the answers graded by hand, ``late`` (the student's
+    record in :func:`.late.read_late_notes`, written by ``mlcourse export``) the late penalty.
+    The page shows one total at its top, :func:`.graded.folder.student_total`'s: the number
+    the export writes. A task a teaching assistant overrode shows its points, the autograded
+    points they replace and the reason.
+    """
+    from ..graded.folder import student_total
+
+    late = late if late and late.get("penalty", 0) > 0 else None
+    given = manual or {}
+    rows = [{"grade_id": gid, "max": top, "points": given.get(gid, (None, ""))[0],
+             "comment": given.get(gid, (None, ""))[1]} for gid, top in assignment.manual]
+    total = student_total(result, assignment.manual, manual, late["penalty"] if late else 0.0,
+                          assignment.max_score)
+    page = _template().render(result=result, assignment=assignment, total=total,
+                              notes=list(dict.fromkeys(result.notes)),
+                              output=result.output[-5000:] if result.output.strip() else "",
+                              manual=rows, late=late)
+    write_text(path, page)
+
+
+#: nbgrader's ``generate_feedback`` writes ``feedback/<student>/<assignment>/...`` in its course
+#: folder; this file, written into every graded folder, sends it elsewhere so that ``feedback/``
+#: holds one format only (the pages of this module).
+NBGRADER_CONFIG = """\
+# Written by `mlcourse grade`. The feedback pages of this folder are mlcourse's (feedback/,
+# rebuilt with manual points by `mlcourse feedback`); nbgrader's own generate_feedback, if run
+# here, writes its different pages to nbgrader_feedback/ instead of mixing them in.
+c = get_config()  # noqa: F821
+c.CourseDirectory.feedback_directory = "nbgrader_feedback"
+"""
+
+
+@dataclasses.dataclass
+class Regenerated:
+    """What :func:`regenerate_feedback` wrote."""
+
+    pages: list[Path]
+    graded_by_hand: int       # students with every manually graded answer graded
+    pending: list[str]        # students with answers still to grade by hand
+    foreign: list[str]        # entries of feedback/ that are not a student's page
+
+
+def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> Regenerated:
+    """Write every student's feedback page in ``graded/feedback/`` again, now with the points
+    and comments of the answers graded by hand (from ``gradebook.db``), the overrides of
+    ``results.json``, the late penalty of the last ``mlcourse export`` (``late.json``) and the
+    one total they make."""
+    from ..graded.late import read_late_notes
+    from ..notebook import load_assignment
+    from .manual import read_manual_grades
+
+    graded = Path(graded)
+    results = read_results(graded)
+    assignment = load_assignment(results.name, root)
+    manual = read_manual_grades(graded)
+    late = read_late_notes(graded)
+    folder = graded / "feedback"
+    folder.mkdir(exist_ok=True)
+    pages, complete, pending = [], 0, []
+    for student, result in sorted(results.results.items()):
+        if "/" in student or student in ("", ".", ".."):
+            continue
+        path = folder / f"{student}.html"
+        cells = manual.get(student, {}) if assignment.manual else None
+        write_feedback(result, assignment, path, cells, late.get(student))
+        pages.append(path)
+        if assignment.manual:
+            if all(cells.get(g, (None, ""))[0] is not None for g, _ in assignment.manual):
+                complete += 1
+            else:
+                pending.append(student)
+    ours = {p.name for p in pages}
+    foreign = sorted(e.name for e in folder.iterdir() if e.name not in ours
+                     and not e.name.startswith("."))
+    return Regenerated(pages, complete, pending, foreign)

@@ -1,0 +1,1 @@
+"""One student's isolated run: isolation, cgroups, the image, the runner, its channel."""

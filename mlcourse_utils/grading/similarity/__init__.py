@@ -1,0 +1,1 @@
+"""Answers alike beyond renaming: fingerprints, pairs and their report."""

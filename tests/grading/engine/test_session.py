@@ -1,0 +1,190 @@
+"""Grading one notebook (grading/engine/session.py): the reference's use found in code, and setup
+cells that must run on their own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mlcourse_utils.grading import notebook
+from mlcourse_utils.grading.engine import session
+
+
+@pytest.mark.parametrize("source,uses", [
+    ("from mlcourse_utils.mle import gaussian_mle", True),
+    ("import mlcourse_utils.mle as m\ndef f(x):\n    return m.gaussian_mle(x)", True),
+    ("def f(x):\n    return mlcourse_utils.mle.gaussian_mle(x)", True),
+    ("%matplotlib inline\nfrom mlcourse_utils import mle", True),
+    ("# unlike mlcourse_utils, this divides by N\ndef f(x):\n    return 1", False),
+    ("def f(x):\n    'Same as mlcourse_utils.mle.gaussian_mle.'\n    return 1", False),
+])
+def test_uses_reference_reads_code_not_comments(source, uses):
+    assert session.uses_reference(source) is uses
+
+
+def _course_with(tmp_path, cells):
+    import nbformat
+
+    folder = tmp_path / "solutions" / "demo"
+    folder.mkdir(parents=True)
+    (tmp_path / "nbgrader_config.py").write_text("")
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nbformat.write(nb, folder / "demo.ipynb")
+    return tmp_path
+
+
+def _cell(source, **nbgrader):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(source)
+    if nbgrader:
+        cell.metadata["nbgrader"] = {"schema_version": 3, "locked": True, **nbgrader}
+    return cell
+
+
+def test_setup_is_the_plain_code_before_the_first_task(tmp_path):
+    """Imports before the first task run before each test; a later exploration cell does not."""
+    root = _course_with(tmp_path, [
+        _cell("import math"),
+        _cell("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _cell("assert f(1) == 1", grade_id="test_f", grade=True, solution=False, points=1),
+        _cell("print(f(2))  # an exploration that calls the student's function"),
+    ])
+    a = notebook.load_assignment("demo", root)
+    assert a.setup == ["import math"] and a.tasks == ["f"]
+    session.check_setup(a)
+    broken = _course_with(tmp_path / "broken", [_cell("1 / 0"), *[_cell("x = 1")]])
+    with pytest.raises(ValueError, match="setup cell .*ZeroDivisionError"):
+        session.check_setup(notebook.load_assignment("demo", broken))
+
+
+@pytest.mark.slow
+def test_the_assignment_s_limit_is_the_check_s_and_the_grader_s(tmp_path):
+    """One limit, set in the source notebook's metadata (6 s here, to keep the test short), used
+    by `mlcourse check` (through the release's copy of it) and by grading, both with their
+    default options. `slow` takes 4 s: more than half the limit (as 70 s is more than the 60 s
+    grading once allowed against the check's 120) but within it, so its visible test passes in
+    both; `late` takes 30 s and fails in both, each naming the 6 s limit (not the course's
+    default). Grading's default budget follows from the same limit."""
+    import json
+    import shutil
+
+    from mlcourse_utils.course import BUDGET_FACTOR, DEFAULT_TIMEOUT
+    from mlcourse_utils.grading.engine.release import finish_release_notebook
+    from mlcourse_utils.grading.intake.submissions import read_submission
+    from mlcourse_utils.grading.selfcheck import check_notebook
+
+    limit = 6
+    assert limit != DEFAULT_TIMEOUT
+    root = _course_with(tmp_path / "course", [
+        _cell("import time"),
+        _cell("def slow():\n    return 1", grade_id="slow", solution=True, grade=False),
+        _cell('"""slow() is 1."""\nassert slow() == 1', grade_id="test_slow", grade=True,
+              solution=False, points=1),
+        _cell("def late():\n    return 2", grade_id="late", solution=True, grade=False),
+        _cell('"""late() is 2."""\nassert late() == 2', grade_id="test_late", grade=True,
+              solution=False, points=1),
+    ])
+    source = root / "solutions" / "demo" / "demo.ipynb"
+    nb = json.loads(source.read_text())
+    nb["metadata"]["mlcourse"] = {"timeout": limit}
+    source.write_text(json.dumps(nb))
+    answers = {"slow": "def slow():\n    time.sleep(4)\n    return 1",
+               "late": "def late():\n    time.sleep(30)\n    return 2"}
+    for cell in nb["cells"]:
+        cell["source"] = answers.get(cell["metadata"].get("nbgrader", {}).get("grade_id"),
+                                     cell["source"])
+    student = tmp_path / "subs" / "s" / "demo.ipynb"
+    student.parent.mkdir(parents=True)
+    student.write_text(json.dumps(nb))
+    shutil.copy(student, tmp_path / "submitted.ipynb")
+    finish_release_notebook(student, source, "demo")  # the header and the limit, as released
+    assert json.loads(student.read_text())["metadata"]["mlcourse"]["timeout"] == limit
+
+    checked = check_notebook(student)
+    assert checked.timeout == limit
+    status = {t.grade_id: t for t in checked.tests}
+    assert status["test_slow"].status == "passed"
+    assert status["test_late"].status == "failed"
+    assert status["test_late"].message.startswith(f"still running after {limit} s")
+
+    assignment = notebook.load_assignment("demo", root)
+    assert assignment.timeout == limit
+    assert session.grading_budget(assignment) == (BUDGET_FACTOR + 1) * limit  # no hidden tests
+    graded = session.grade_notebook(assignment, read_submission(tmp_path / "submitted.ipynb"))
+    earned = {t.grade_id: t for t in graded.tests}
+    assert earned["test_slow"].earned == 1, earned["test_slow"].message
+    assert earned["test_late"].earned == 0
+    assert earned["test_late"].message.startswith(f"timed out after {limit} s")
+
+
+def test_visible_tests_run_before_the_hidden_only_ones():
+    """In bayes, model_posterior's test cells are visible, hidden-only, then visible with hidden
+    code (read off the source notebook); grading runs the two that `mlcourse check` runs first,
+    and the budget gives one limit to each test cell with hidden code beyond the check's."""
+    import assignment_support as sup
+    from mlcourse_utils.course import BUDGET_FACTOR
+    from mlcourse_utils.grading.notebook import HIDDEN_BEGIN
+    from mlcourse_utils.grading.selfcheck import is_emptied_hidden_test
+
+    assignment = notebook.load_assignment("bayes", sup.ROOT)
+    hidden_only = [t.grade_id for t in assignment.tests
+                   if is_emptied_hidden_test(assignment.visible_sources[t.grade_id])]
+    with_hidden = [t.grade_id for t in assignment.tests
+                   if HIDDEN_BEGIN in t.source]
+    assert set(hidden_only) < set(with_hidden) == set(assignment.hidden_tests)
+    order = [t.grade_id for t in session._run_order(assignment)]
+    assert sorted(order) == sorted(t.grade_id for t in assignment.tests)
+    first = order[:len(order) - len(hidden_only)]
+    assert set(first).isdisjoint(hidden_only) and order[len(first):] == hidden_only
+    assert first == [t.grade_id for t in assignment.tests if t.grade_id not in hidden_only]
+    mine = [t.grade_id for t in assignment.tests if t.task == "model_posterior"]
+    assert [g in hidden_only for g in mine] == [False, True, False]
+    assert session.grading_budget(assignment, 10) == 10 * (BUDGET_FACTOR + 1)
+
+
+@pytest.mark.slow
+def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
+    """Two tasks lost to the time limit (3 s, which reading the notebook fits in too):
+    ``f``'s answer cell defines f and then loops (the cell never finishes, so f is never
+    defined: before, "does not define a function", counted as not attempted), ``g`` loops
+    when called. Both reasons say "timed out" and are classified as timeouts, at the cell
+    and in the function; ``h`` keeps its point."""
+    import json
+
+    from mlcourse_utils.grading.graded.reasons import classify_reason, timeout_where
+    from mlcourse_utils.grading.intake.submissions import Submission
+
+    root = _course_with(tmp_path, [
+        _cell("import math"),
+        _cell("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _cell("assert f(1) == 1", grade_id="test_f", grade=True, solution=False, points=1),
+        _cell("def g(x):\n    return x", grade_id="g", solution=True, grade=False),
+        _cell("assert g(1) == 1", grade_id="test_g", grade=True, solution=False, points=1),
+        _cell("def h(x):\n    return x", grade_id="h", solution=True, grade=False),
+        _cell("assert h(1) == 1", grade_id="test_h", grade=True, solution=False, points=1),
+    ])
+    a = notebook.load_assignment("demo", root)
+    nb = json.loads((root / "solutions" / "demo" / "demo.ipynb").read_text())
+    sources = {"f": "def f(x):\n    return x\nwhile True:\n    pass\n",
+               "g": "def g(x):\n    while True:\n        pass\n"}
+    for cell in nb["cells"]:
+        gid = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if gid in sources:
+            cell["source"] = sources[gid]
+    result = session.grade_notebook(a, Submission("s", json.dumps(nb).encode()), timeout=3,
+                                    student_timeout=120, memory_mb=1024)
+    scores = {t: result.task_score(t) for t in a.tasks}
+    assert scores == {"f": 0, "g": 0, "h": 1}, (result.reasons, result.refused, result.notes)
+    f_reason, g_reason = result.reasons["f"], result.reasons["g"]
+    assert f_reason.startswith("the cell that defines f (cell 2) did not finish: timed out "
+                               "after 3 s"), f_reason
+    assert g_reason.startswith("timed out after 3 s"), g_reason
+    assert [classify_reason(r) for r in (f_reason, g_reason)] == ["timeout", "timeout"]
+    assert [timeout_where(r) for r in (f_reason, g_reason)] == [
+        "while its cell defined it", "in the function"]
+    (test_f,) = [t for t in result.tests if t.task == "f"]
+    assert test_f.message == f"not run: {f_reason}"
+    assert "does not define" not in test_f.message
+    assert (2, "timed out after 3 s (the time limit per cell and per test)") in \
+        result.cell_errors
