@@ -31,7 +31,7 @@ mlcourse = "mlcourse_utils.cli:main"
 @pytest.fixture
 def repository(tmp_path):
     repo = tmp_path / "repo"
-    for rel in w.STUDENT_FILES:
+    for rel in w.student_files():
         path = repo / "mlcourse_utils" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {rel}\n")
@@ -52,7 +52,7 @@ def test_the_wheel_holds_the_student_files_and_its_metadata(repository, tmp_path
     info = "mlcourse_utils-9.8.7+student.dist-info"
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
-        assert names == [f"mlcourse_utils/{rel}" for rel in w.STUDENT_FILES] + [
+        assert names == [f"mlcourse_utils/{rel}" for rel in w.student_files()] + [
             f"{info}/METADATA", f"{info}/WHEEL", f"{info}/entry_points.txt", f"{info}/LICENSE",
             f"{info}/RECORD"]
         assert zf.read("mlcourse_utils/cli.py") == b"# cli.py\n"
@@ -86,6 +86,26 @@ def test_a_rebuild_keeps_the_file_and_a_new_version_replaces_the_old(repository,
     assert sorted(p.name for p in out.iterdir()) == [second.name, "unrelated.txt"]
 
 
+def test_the_layout_decides_what_of_grading_ships(repository, tmp_path):
+    """The root of grading/ is the student layer, its sub-packages the grader: a module added at
+    the root is in the wheel, one added to a sub-package (or a template) is not."""
+    grading = repository / "mlcourse_utils" / "grading"
+    (grading / "new_helper.py").write_text("# new_helper.py\n")
+    (grading / "engine").mkdir()
+    for name in ("__init__.py", "batch.py"):
+        (grading / "engine" / name).write_text("# the grader\n")
+    (grading / "templates").mkdir()
+    (grading / "templates" / "feedback.html").write_text("<p>the grader</p>\n")
+    with zipfile.ZipFile(w.build_student_wheel(tmp_path / "out", repository)) as zf:
+        shipped = [n for n in zf.namelist() if n.startswith("mlcourse_utils/grading/")]
+    assert "mlcourse_utils/grading/new_helper.py" in shipped
+    assert not [n for n in shipped if n.count("/") > 2 or not n.endswith(".py")]
+    # and the real package's: its root modules, none of its sub-packages
+    real = [rel for rel in w.student_files() if rel.startswith("grading/")]
+    assert "grading/selfcheck.py" in real and "grading/__init__.py" in real
+    assert all(rel.count("/") == 1 for rel in real)
+
+
 def test_without_pyproject_the_error_names_it(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"pyproject.toml does not exist"):
         w.build_student_wheel(tmp_path / "out", tmp_path)
@@ -98,8 +118,9 @@ def test_every_module_a_student_file_imports_is_in_the_wheel():
     are the optional commands' lazy imports) and resolve relative ones."""
     import ast
 
+    files = w.student_files()
     missing = []
-    for rel in w.STUDENT_FILES:
+    for rel in files:
         path = w.PACKAGE / rel
         package = ["mlcourse_utils", *rel.split("/")[:-1]]
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
@@ -114,7 +135,7 @@ def test_every_module_a_student_file_imports_is_in_the_wheel():
             for parts in targets:
                 inside = parts[1:]
                 candidates = ["/".join(inside) + ".py", "/".join([*inside, "__init__.py"])]
-                if not any(c in w.STUDENT_FILES for c in candidates):
+                if not any(c in files for c in candidates):
                     missing.append((rel, ".".join(parts)))
     assert missing == []
 
@@ -140,7 +161,7 @@ def _student_install(tmp_path):
 
 def test_the_student_install_lists_its_commands_and_says_what_it_is(tmp_path):
     """Installed from the wheel, `mlcourse --help` lists the commands whose modules the wheel
-    holds (check only: STUDENT_FILES has no grader and no book tools) and names the others in
+    holds (check only: student_files() has no grader and no book tools) and names the others in
     one paragraph that says where they are; `--version` carries the wheel's label. A missing
     command, with or without its arguments, says to install the full package (exit 2)."""
     from mlcourse_utils import __version__, cli
@@ -148,7 +169,7 @@ def test_the_student_install_lists_its_commands_and_says_what_it_is(tmp_path):
     mlcourse = _student_install(tmp_path)
     have = [name for name, c in cli.COMMANDS.items()
             if f"{c.module.removeprefix('mlcourse_utils.').replace('.', '/')}.py"
-            in w.STUDENT_FILES]
+            in w.student_files()]
     assert have == ["check"]
     helped = mlcourse("--help")
     assert helped.returncode == 0, helped.stderr

@@ -3,9 +3,10 @@
 Released notebooks import ``mlcourse_utils.grading`` (and some ``mlcourse_utils.datasets``), and
 students check them with ``mlcourse check``; the website offers a wheel with exactly that, so
 that no package index is needed and so that no download of the student site holds the body of
-a function an assignment asks for. The wheel holds :data:`STUDENT_FILES` (the command line,
-``mlcourse check`` and what it runs, the checks test cells call, data sets, plotting), not the
-seven chapter modules nor the grader; its version is the package's with the local label
+a function an assignment asks for. The wheel holds :func:`student_files` (the command line,
+``mlcourse check`` and what it runs, the checks test cells call, data sets, plotting: the
+modules at the root of ``grading/`` and a few outside it), not the seven chapter modules nor
+the grader (``grading/``'s sub-packages); its version is the package's with the local label
 ``+student``, and it depends on the base install's packages (``pyproject.toml``).
 
 It is written with :mod:`zipfile` by the wheel specification (PEP 427: ``METADATA``, ``WHEEL``,
@@ -28,8 +29,9 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: The repository whose pyproject.toml describes the package (an editable install or a clone).
 REPOSITORY = PACKAGE.parent
 
-#: Files of the package that the student wheel holds (paths relative to the package folder).
-STUDENT_FILES = (
+#: Files of the package outside ``grading/`` that the student wheel holds (paths relative to the
+#: package folder): the command line, the course catalogue, data sets and plotting.
+OUTSIDE_GRADING = (
     "__init__.py",
     "__main__.py",
     "_imports.py",
@@ -38,15 +40,18 @@ STUDENT_FILES = (
     "course.py",
     "datasets.py",
     "plotting.py",
-    "grading/__init__.py",
-    "grading/checks.py",
-    "grading/execute.py",
-    "grading/notebook.py",
-    "grading/names.py",
-    "grading/protocol.py",
-    "grading/text.py",
-    "grading/selfcheck.py",
 )
+
+
+def student_files(package: Path | str = PACKAGE) -> tuple[str, ...]:
+    """The files of ``package`` that the student wheel holds (paths relative to it).
+
+    :data:`OUTSIDE_GRADING`, then the modules at the root of ``grading/``: that root is the
+    student layer (``mlcourse check`` and what it runs, the checks test cells call), and the
+    grader lives in its sub-packages, so a module added to one never reaches a student.
+    """
+    root = Path(package) / "grading"
+    return OUTSIDE_GRADING + tuple(f"grading/{p.name}" for p in sorted(root.glob("*.py")))
 
 #: Where `mlcourse build` writes the wheel, relative to the book's root.
 WHEEL_DIR = Path("_build") / "wheel"
@@ -93,7 +98,7 @@ def _record_line(path: str, data: bytes) -> str:
 def build_student_wheel(out_dir: Path | str, repository: Path | str = REPOSITORY) -> Path:
     """Write the student wheel into ``out_dir`` (created if needed); return its path.
 
-    Only the files of :data:`STUDENT_FILES` are taken from ``repository/mlcourse_utils``, the
+    Only the files of :func:`student_files` are taken from ``repository/mlcourse_utils``, the
     name, Python requirement and dependencies from ``repository/pyproject.toml``. The file is
     replaced only when its bytes change (a rebuild of the website copies nothing new).
     """
@@ -103,7 +108,7 @@ def build_student_wheel(out_dir: Path | str, repository: Path | str = REPOSITORY
     name = student_wheel_name(project["version"])
     dist_info = f"mlcourse_utils-{version}.dist-info"
     files = []
-    for rel in STUDENT_FILES:
+    for rel in student_files(repository / "mlcourse_utils"):
         source = repository / "mlcourse_utils" / rel
         files.append((f"mlcourse_utils/{rel}", source.read_bytes()))
     scripts = project.get("scripts", {})
