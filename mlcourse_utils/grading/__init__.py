@@ -1,35 +1,29 @@
-"""Grading: the check helpers that assignment test cells import (the grader is in submodules).
+"""Grading: the check helpers that assignment test cells import (the grader is in sub-packages).
 
     from mlcourse_utils.grading import check_close, check_against_reference, Case, hidden_rng
 
-The grader behind ``mlcourse grade`` lives in the submodules, one job each (dependencies point
-one way: batch → session → sandbox → protocol; everyone → notebook):
+The modules of this folder are the student layer, what the student wheel ships (book/wheel.py
+takes them by their place): they import nothing from the sub-packages.
 
     checks       the helpers test cells call (re-exported here)
-    text         text from students made clean, CSV cells shown as text
-    results      the result data model, results.json, grades.csv and task_scores.csv
-    protocol     messages between grader and sandbox: plain-data codec, limits
-    notebook     the one reader of nbgrader metadata and markers
-    submissions  a class's submissions read as data, once: one Submission per student
-    intake       SUBMISSIONS in any layout: student folders, a Canvas or Moodle download
-    cgroups      per-student memory, process and CPU limits
-    sandbox      starting one student's sandboxed process and talking to it (runner.py inside)
-    analysis     reading a submitted notebook in a child process with time and memory limits
-    answers      a student's written answers as safe HTML (inside analysis's child)
-    session      grading one notebook: cells in the sandbox, tests in the grader, reasons
-    batch        grading a class: jobs, progress, the output folder
-    report       grades.csv, task_scores.csv and the feedback pages (templates/feedback.html)
-    gradebook    nbgrader's gradebook.db and the sanitised autograded/ copies
-    execute      running a notebook in a kernel with time limits (``mlcourse check``, release)
-    release      regenerating exercises/ with nbgrader, and each release's generated first cell
     selfcheck    ``mlcourse check``: a student's notebook checked and run, one line per problem
-    fingerprints answer code as normalised tokens and winnowed k-gram fingerprints
-    references   the public code answers could be copied from (reference module, solution, stub)
-    similarity   ``mlcourse similarity``: answers that match, pairwise and against the reference
-    similarity_report  its similarity.csv and similarity.html (templates/similarity.html)
-    manual       pages for manual grading, the teaching assistant's points read back (grade-import)
-    lms          submission times, the late policy, Canvas and Moodle files (``mlcourse export``)
-    requirements what grading needs installed (the ``[grading]`` extra)
+    execute      running a notebook in a kernel with time limits (``mlcourse check``, release)
+    notebook     the one reader of nbgrader metadata and markers
+    names        the scan of student code: names used, aliases, tampering
+    protocol     messages between grader and sandbox: plain-data codec, limits
+    text         text from students made clean, CSV cells shown as text, plurals
+
+The grader behind ``mlcourse grade`` lives in the sub-packages, one stage each. Data flows
+intake -> sandbox -> graded -> reports / lms, and imports point down, never back (floors from
+the bottom: the student layer; intake; graded and sandbox; reports; engine and lms; similarity):
+
+    intake/      what ``grade`` reads: archives, the roster, submissions, their times
+    sandbox/     one student's isolated run: isolation, cgroups, the image, runner.py, its channel
+    graded/      the graded folder (OUT) and its data: results, gradebook, reasons, late policy
+    engine/      grading a class: batch, one notebook's session, analysis, references, release
+    reports/     what people read: feedback pages, manual-grading pages, the class report
+    lms/         ``mlcourse export``: Canvas and Moodle grade files, the feedback zip
+    similarity/  ``mlcourse similarity``: fingerprints, pairs and their report
 """
 
 from .checks import (
