@@ -24,7 +24,7 @@ from .course import BUDGET_FACTOR, COURSE_ENV, DEFAULT_TIMEOUT
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Defaults shown in the help, kept equal to the modules' own (tests/test_cli.py checks it):
-#: grading.similarity.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
+#: grading.similarity.pairs.THRESHOLD and MIN_TOKENS. (The time limits are the course's, course.py.)
 SIMILARITY_THRESHOLD = 0.8
 SIMILARITY_MIN_TOKENS = 30
 #: The documented example of `export --config`, in the repository
