@@ -53,6 +53,15 @@ def test_a_hidden_folder_around_the_environment_keeps_the_environment_only():
     assert not any(p == env.parent.resolve() for p in paths)
 
 
+def test_the_decoy_covers_the_whole_package_wherever_isolation_py_lies():
+    """PACKAGE_DIR is found from isolation.py's own place (grading/sandbox/): it must be the
+    package's folder, not a sub-package, or the sandbox would leave the reference importable."""
+    import mlcourse_utils
+
+    assert isolation.PACKAGE_DIR == Path(mlcourse_utils.__file__).resolve().parent
+    assert isolation.RUNNER.is_file() and isolation.RUNNER.parent.name == "sandbox"
+
+
 def test_setup_script_builds_a_minimal_root_and_drops_privileges(tmp_path):
     script = isolation._setup_script(tmp_path / "root", "/usr/bin/python3", "print('runner')",
                                      (5, 6), [Path("/usr")], 65534)
