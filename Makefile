@@ -13,7 +13,7 @@ AXE := .tools/node_modules/axe-core/axe.min.js
 # tools/install.py runs pip with a line of progress at least every 20 s (pip's own output goes
 # to .venv/pip.log).
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/python || { echo "creating $(VENV) with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
 	@$(PYTHON) tools/install.py $(BIN)/python -e '.[book,grading,dev]'
 	@touch $(STAMP)
 
