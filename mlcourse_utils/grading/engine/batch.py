@@ -453,7 +453,8 @@ def _keep_overrides(out, record, results, assignment):
     if not record:
         return
     path = overrides.write_record(out, record, results, maxima)
-    print(f"overrides: {len(record) - len(unfit)} of {path} applied again to the new results",
+    kept = len(record) - len(unfit)
+    print(f"overrides: {plural(kept, 'override')} in {path} applied again to the new results",
           file=sys.stderr)
     for line in unfit:
         print(f"warning: overrides: {line} (kept in {path.name})", file=sys.stderr)
