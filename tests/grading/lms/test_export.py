@@ -3,8 +3,9 @@ column and find every student, and feedback files named for the LMS's bulk uploa
 
 What each LMS's own file looks like (columns, ids, file names) is tested beside its module
 (test_canvas.py, test_moodle.py); here the export whatever the LMS: late penalties, the
-feedback pages written again, and who is exported (or not) and why. The graded folders here are written by hand
-(conftest's ``write_graded``: results.json, feedback pages, intake.json): no grading runs.
+feedback pages written again, and who is exported (or not) and why. The graded folders here
+are written by hand (conftest's ``write_graded``: results.json, feedback pages, intake.json):
+no grading runs.
 """
 
 from __future__ import annotations
