@@ -22,7 +22,7 @@ the bottom: the student layer; intake; graded and sandbox; reports; engine and l
     graded/      the graded folder (OUT) and its data: results, gradebook, reasons, late policy
     engine/      grading a class: batch, one notebook's session, analysis, references, release
     reports/     what people read: feedback pages, manual-grading pages, the class report
-    lms/         ``mlcourse export``: Canvas and Moodle grade files, the feedback zip
+    lms/         one module per LMS (Canvas, Moodle) behind one interface; ``mlcourse export``
     similarity/  ``mlcourse similarity``: fingerprints, pairs and their report
 """
 
