@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -110,8 +109,8 @@ def read_roster(path: Path | str) -> list[Student]:
         if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
             continue
         values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
-        if "participant" in values:  # Moodle's worksheet writes "Participant 12345"
-            values["participant"] = re.sub(r"(?i)^participant\s*", "", values["participant"])
+        for lms in lmses.every():  # as the LMS's export writes them ("Participant 12345")
+            values = lms.roster_values(values)
         students.append(Student(**{"name": values.pop("name", "")}, **values))
     return students
 

@@ -104,6 +104,11 @@ class Lms(abc.ABC):
     def download_name_key(self, name: str) -> str:
         """The key of a student's name as the download writes it (:attr:`DownloadName.name`)."""
 
+    def roster_values(self, values: dict[str, str]) -> dict[str, str]:
+        """A roster row's values (``{Student field: cell}``) with this LMS's own writing of
+        them undone (Moodle's ``Participant 12345``); by default as they are."""
+        return values
+
     def number_cell(self, number: str) -> str:
         """A roster cell with a student's number, as the LMS's roster export writes it."""
         return f"{self.number_column} {number}"

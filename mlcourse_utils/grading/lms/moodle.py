@@ -73,6 +73,12 @@ class Moodle(Lms):
     def download_name_key(self, name: str) -> str:
         return folded_words(name)
 
+    def roster_values(self, values: dict[str, str]) -> dict[str, str]:
+        if "participant" in values:  # the worksheet writes "Participant 12345"
+            values = {**values, "participant": re.sub(r"(?i)^participant\s*", "",
+                                                      values["participant"])}
+        return values
+
     def number_cell(self, number: str) -> str:
         return f"Identifier 'Participant {number}'"
 

@@ -69,6 +69,16 @@ def test_a_roster_row_is_known_by_its_participant_number_and_full_name():
     assert moodle.number_cell("5009") == "Identifier 'Participant 5009'"
 
 
+def test_the_worksheets_participant_cells_are_read_as_numbers():
+    moodle = lms.get("moodle")
+    assert moodle.roster_values({"participant": "Participant 5001", "name": "A"}) == {
+        "participant": "5001", "name": "A"}
+    assert moodle.roster_values({"participant": "participant5002"})["participant"] == "5002"
+    assert moodle.roster_values({"name": "Participant 1"}) == {"name": "Participant 1"}
+    assert lms.get("canvas").roster_values({"participant": "Participant 1"}) == {
+        "participant": "Participant 1"}
+
+
 # ------------------------------------------------------------------ its grade file
 
 @pytest.mark.parametrize("identifier,header", [
