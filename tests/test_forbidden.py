@@ -25,6 +25,7 @@ import assignment_support as sup
 from mlcourse_utils.grading import names, notebook, selfcheck
 from mlcourse_utils.grading.engine import release
 from mlcourse_utils.grading.graded.reasons import classify_reason
+from mlcourse_utils.grading.sandbox.runner import runner_text
 
 ASSIGNMENTS = sup.assignments()
 
@@ -285,9 +286,8 @@ _ROUTES = textwrap.dedent("""
     import importlib.util, json, os, sys
     for name in json.loads(sys.argv[4]):  # what the prepared image imports before the watch
         __import__(name)
-    spec = importlib.util.spec_from_file_location("mlcourse_runner", sys.argv[1])
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = type(sys)("mlcourse_runner")  # (its text, compiled as `python -c` does)
+    exec(compile(sys.argv[1], "<string>", "exec"), vars(runner))
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
     runner._install_monitor(json.loads(sys.argv[2]), write_fd)
@@ -326,8 +326,7 @@ _ROUTES = textwrap.dedent("""
 
 def _try_routes(watch, routes, preload=("numpy",)):
     """{route: [[the `result` each cell left (or "raised E"), the events it caused], ...]}."""
-    runner = sup.ROOT / "mlcourse_utils" / "grading" / "sandbox" / "runner.py"
-    proc = subprocess.run([sys.executable, "-I", "-c", _ROUTES, str(runner), json.dumps(watch),
+    proc = subprocess.run([sys.executable, "-I", "-c", _ROUTES, runner_text(), json.dumps(watch),
                            json.dumps(routes), json.dumps(list(preload))],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

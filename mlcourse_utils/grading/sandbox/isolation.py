@@ -45,8 +45,8 @@ from typing import Any
 
 from ..protocol import SandboxError
 from . import cgroups, zygote
+from .runner import runner_text
 
-RUNNER = Path(__file__).with_name("runner.py")
 #: The reference package, replaced by a decoy inside the sandbox.
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
@@ -333,7 +333,7 @@ class Process:
             raise
 
     def _spawn(self, to_child_r, from_child_w, out_w, from_image):
-        runner_code = RUNNER.read_text()
+        runner_code = runner_text()
         env = dict(ENV)
         flags = namespace_flags() if self.isolate else None
         self.cgroup = cgroups.create(self.memory_mb, PIDS_MAX) if self.use_cgroups else None

@@ -8,6 +8,7 @@ doing is tested by starting one (test_channel.py, test_hostile.py).
 from __future__ import annotations
 
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 from mlcourse_utils.grading.protocol import SandboxError
 from mlcourse_utils.grading.sandbox import isolation
 from mlcourse_utils.grading.sandbox.isolation import Process
+from mlcourse_utils.grading.sandbox.runner import MAX_ARG_STRLEN, runner_text
 
 
 def test_rlimits_cap_files_and_core_always_memory_and_processes_when_asked():
@@ -59,7 +61,6 @@ def test_the_decoy_covers_the_whole_package_wherever_isolation_py_lies():
     import mlcourse_utils
 
     assert isolation.PACKAGE_DIR == Path(mlcourse_utils.__file__).resolve().parent
-    assert isolation.RUNNER.is_file() and isolation.RUNNER.parent.name == "sandbox"
 
 
 def test_setup_script_builds_a_minimal_root_and_drops_privileges(tmp_path):
@@ -81,6 +82,19 @@ def test_setup_script_builds_a_minimal_root_and_drops_privileges(tmp_path):
     # without a user change (not root) no --reuid, and the mode is passed on
     other = isolation._setup_script(tmp_path / "r", "py", "x", (1, 2), [], None, "namespace-probe")
     assert "--reuid" not in other and other.endswith("x 1 2 namespace-probe")
+
+
+def test_the_longest_argument_with_the_runner_fits_linux_limit(tmp_path):
+    """The runner's text travels inside the set-up script, one argument of ``sh -c``, quoted
+    once more where a cgroup is joined (``sh -c '... exec prlimit ... sh -c SCRIPT'``, as
+    ``Process._spawn`` builds it): that argument stays under Linux's limit on one argument,
+    with room to spare for more bound folders and a longer text."""
+    script = isolation._setup_script(tmp_path / "root", sys.executable, runner_text(), (5, 6),
+                                     isolation._environment_paths([tmp_path]), 65534)
+    inner = ["prlimit", "--as=1", "--", "unshare", "--mount", "--pid", "sh", "-c", script]
+    joining = 'for f in "$@"; do echo $$ > "$f" || exit 111; done; exec ' + shlex.join(inner)
+    assert shlex.quote(runner_text()) in script
+    assert len(joining.encode()) < MAX_ARG_STRLEN - 16384
 
 
 def test_only_modules_reach_the_prepared_image_and_never_its_command_line(tmp_path):
