@@ -165,6 +165,23 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
     ``uid`` itself.
     """
     q = shlex.quote
+    lines = _root_lines(root, binds, uid, mode)
+    if mode == "zygote":
+        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
+        return "\n".join(lines)
+    change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
+    # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
+    # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
+    lines.append(
+        f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
+        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
+    return "\n".join(lines)
+
+
+def _root_lines(root, binds, uid, mode):
+    """The set-up script's commands up to the runner: the minimal root built at ``root`` and
+    switched to with ``pivot_root`` (:func:`_setup_script`)."""
+    q = shlex.quote
     r = q(str(root))
     pkg = str(PACKAGE_DIR)
     # Each external command is a process started per sandbox: files are created with the
@@ -220,16 +237,7 @@ def _setup_script(root, python, runner_code, fds, binds, uid, mode="namespace"):
         "cd /tmp/work",
     ]
     lines.append("unset OLDPWD")  # (the host's name of the root folder)
-    if mode == "zygote":
-        lines.append(f"exec {q(python)} -I -c {q(runner_code)} {fds[0]} zygote")
-        return "\n".join(lines)
-    change_user = f"--reuid={uid} --regid={uid} --clear-groups " if uid is not None else ""
-    # Not `exec`: the shell stays PID 1 of the namespace, so the student's process is an
-    # ordinary one (signals it sends itself are delivered) and everything dies with the shell.
-    lines.append(
-        f"setpriv {change_user}--no-new-privs --inh-caps=-all --ambient-caps=-all "
-        f"--bounding-set=-all {q(python)} -I -c {q(runner_code)} {fds[0]} {fds[1]} {mode}")
-    return "\n".join(lines)
+    return lines
 
 
 def _modules(names):

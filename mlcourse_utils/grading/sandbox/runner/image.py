@@ -223,8 +223,6 @@ def zygote(control_fd: int) -> None:
     "pid": ...}`` sends SIGKILL to a sandbox it forked and has not reaped (its whole PID
     namespace ends) and forgets it once reaped. How a sandbox ended reaches the grader through
     its death pipe, not through here; the image reaps ended sandboxes before each request."""
-    import select
-    import signal
     import socket
     import threading
 
@@ -237,19 +235,6 @@ def zygote(control_fd: int) -> None:
     alive = {}
     sock.send(json.dumps({"ready": True}).encode())
 
-    def reap_all():
-        while alive:
-            try:
-                pid, _status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if not pid:
-                return
-            if alive.get(pid) == "killed":
-                del alive[pid]
-            elif pid in alive:
-                alive[pid] = "reaped"
-
     while True:
         try:
             message, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 16)
@@ -259,7 +244,7 @@ def zygote(control_fd: int) -> None:
             os._exit(0)  # the grader is gone: so is every sandbox (this is PID 1)
         reply = {}
         try:
-            reap_all()
+            _reap_all(alive)
             request = json.loads(message)
             op = request.get("op")
             if op == "spawn":
@@ -275,30 +260,9 @@ def zygote(control_fd: int) -> None:
                     sock.close()
                     _spawn_child(libc, spec, fds, report_w)
                 os.close(report_w)
-                got = b""
-                while select.select([report_r], [], [], 10)[0]:
-                    chunk = os.read(report_r, 64)
-                    if not chunk:
-                        break
-                    got += chunk
-                os.close(report_r)
-                os.kill(child, signal.SIGKILL)  # (exited already, unless it hung)
-                _, status = os.waitpid(child, 0)
-                if got.isdigit() and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-                    alive[int(got)] = "running"
-                    reply = {"pid": int(got)}
-                else:
-                    if got.isdigit():  # (a child cut short after its fork: none of it runs)
-                        os.kill(int(got), signal.SIGKILL)
-                        alive[int(got)] = "killed"
-                    reply = {"failed": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}
+                reply = _spawned(child, report_r, alive)
             elif op == "kill":
-                pid = int(request["pid"])
-                if alive.get(pid) == "running":  # (never a PID another process may have now)
-                    os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: all of it dies
-                    alive[pid] = "killed"
-                elif alive.get(pid) == "reaped":
-                    del alive[pid]
+                _kill(int(request["pid"]), alive)
         except Exception as exc:  # noqa: BLE001
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
@@ -308,6 +272,58 @@ def zygote(control_fd: int) -> None:
                 except OSError:
                     pass
         sock.send(json.dumps(reply).encode())
+
+
+def _reap_all(alive):
+    """Reap the sandboxes that have ended, and forget those also asked to end (``alive``: each
+    sandbox's state, as :func:`zygote` keeps it)."""
+    while alive:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if not pid:
+            return
+        if alive.get(pid) == "killed":
+            del alive[pid]
+        elif pid in alive:
+            alive[pid] = "reaped"
+
+
+def _spawned(child, report_r, alive):
+    """The reply to a spawn once the image has forked ``child``, which forks the sandbox's PID 1,
+    writes its PID to ``report_r`` and exits: ``{"pid": ...}`` or ``{"failed": status}``."""
+    import select
+    import signal
+
+    got = b""
+    while select.select([report_r], [], [], 10)[0]:
+        chunk = os.read(report_r, 64)
+        if not chunk:
+            break
+        got += chunk
+    os.close(report_r)
+    os.kill(child, signal.SIGKILL)  # (exited already, unless it hung)
+    _, status = os.waitpid(child, 0)
+    if got.isdigit() and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        alive[int(got)] = "running"
+        return {"pid": int(got)}
+    if got.isdigit():  # (a child cut short after its fork: none of it runs)
+        os.kill(int(got), signal.SIGKILL)
+        alive[int(got)] = "killed"
+    return {"failed": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}
+
+
+def _kill(pid, alive):
+    """End a sandbox the image forked and has not reaped (SIGKILL to PID 1 of its namespace: all
+    of it dies); forget one already reaped."""
+    import signal
+
+    if alive.get(pid) == "running":  # (never a PID another process may have now)
+        os.kill(pid, signal.SIGKILL)
+        alive[pid] = "killed"
+    elif alive.get(pid) == "reaped":
+        del alive[pid]
 
 
 def _preload(sock):
