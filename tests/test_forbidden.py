@@ -3,7 +3,7 @@
 By name: the scan of submitted code resolves aliases, getattr, __import__, importlib and
 vars(...) strings where they are constants (mlcourse_utils/grading/names.py). At run time: the
 sandbox replaces each forbidden function by a stand-in that reports its call through an audit
-hook on the reply pipe (runner.py), so a name built at run time is caught too, and attempts to
+hook on the reply pipe (sandbox/runner/), so a name built at run time is caught too, and attempts to
 disable that watch cost every task with forbidden calls. The release header lists the forbidden
 calls and what each test checks; `mlcourse check` warns. Whole batches (one shortcut per task,
 with the score it must get) are graded in tests/test_assignments.py from
@@ -276,7 +276,7 @@ def test_forging_or_disabling_the_record_does_not_restore_points(tmp_path):
 
 # ---------------------------------------------------------------- routes around the watch
 # Each route is tried as a student who has read docs/grading-security.md would: in a fresh
-# interpreter that loads runner.py by its path (as the sandbox does), installs the watch on a
+# interpreter that runs the runner's text (as the sandbox does), installs the watch on a
 # pipe and runs the route's cells one by one, each as one request that ends like a test's call
 # (so a forbidden call still running then is reported with it). Routes that leave nothing
 # running share an interpreter; each gets its own namespace. What the pipe got is read after

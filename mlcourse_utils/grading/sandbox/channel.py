@@ -1,7 +1,7 @@
 """Talking to one student's sandboxed process (the grader's side).
 
-One sandbox is one process running ``runner.py`` for one student's notebook, started and
-stopped by ``isolation.py`` (namespaces with a minimal root, an unprivileged user, seccomp,
+One sandbox is one process running the runner (``runner/``) for one student's notebook, started
+and stopped by ``isolation.py`` (namespaces with a minimal root, an unprivileged user, seccomp,
 a cgroup and rlimits; or the fallback without namespaces).
 
 Requests and replies (``protocol.py``) travel over two pipes; every read and write has a
@@ -299,7 +299,7 @@ class Sandbox:
 
         From then on, each call of a watched function adds the event ``"forbidden NAME"`` to
         :attr:`events` while the request that made it runs, and anything that could disable the
-        watch adds ``"monitor WHAT"`` (``runner.py``, "watching forbidden calls").
+        watch adds ``"monitor WHAT"`` (``runner/watch_rules.py`` and its other parts).
         """
         reply = self._request({"op": "monitor", "names": sorted(set(names))}, timeout, deadline)
         if reply.get("ok") is not True:
@@ -318,7 +318,7 @@ class Sandbox:
         :class:`SandboxError` when the process timed out, died or sent garbage.
         """
         # No floating-point error mode of the grader's goes along: a warning in the student's
-        # code stays a warning (runner.py records it), whatever np.errstate the test is in.
+        # code stays a warning (runner/pipe.py records it), whatever np.errstate the test is in.
         reply = self._request({"op": "call", "name": name, "args": encode(list(args)),
                                "kwargs": encode(dict(kwargs))}, timeout, deadline)
         warnings_ = self._warnings(reply)

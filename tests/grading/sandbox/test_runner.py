@@ -134,7 +134,7 @@ _IMPORT_ALL = textwrap.dedent("""
 
 def test_importing_every_module_does_nothing():
     """Each module of mlcourse_utils imports in a fresh process without reading sys.argv,
-    exiting, or installing the sandbox's seccomp filter (runner.py does that in main())."""
+    exiting, or installing the sandbox's seccomp filter (the runner does that in main())."""
     proc = subprocess.run([sys.executable, "-c", _IMPORT_ALL], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""Sandboxes forked from a prepared image (grading/sandbox/zygote.py, runner.py's "prepared image").
+"""Sandboxes forked from a prepared image (grading/sandbox/zygote.py, runner/image.py).
 
 A sandbox forked from the image must be what a sandbox started from scratch is: the runner as
 nobody with no capability, no_new_privs and the seccomp filter, its own cgroup, only its pipes

@@ -6,7 +6,9 @@ Each function below builds part of the watch once, when it is installed: it take
 from the watch's state ``w`` (``watch_install.py``) into locals, defines its closures over them
 and returns them by name. A closure never holds ``w`` itself, nor looks up a function of the
 runner by its global name when it runs (student code can rebind the runner's globals; it cannot
-reach a closure's cells without the watch seeing it).
+reach a closure's cells without the watch seeing it). So such a function is as long as the
+closures it defines (they share its cells; each is short): the runner's only functions over 60
+lines.
 """
 
 import os
