@@ -35,7 +35,8 @@ from ..protocol import (
     parse_reply,
 )
 from ..text import clean_text, plural
-from .isolation import NOBODY, Process, namespace_flags
+from .isolation import Process, namespace_flags
+from .root import NOBODY
 
 #: Bytes of the notebook's printed output kept (the rest is read and dropped).
 OUTPUT_KEPT = 80_000
