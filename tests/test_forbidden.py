@@ -3,7 +3,7 @@
 By name: the scan of submitted code resolves aliases, getattr, __import__, importlib and
 vars(...) strings where they are constants (mlcourse_utils/grading/names.py). At run time: the
 sandbox replaces each forbidden function by a stand-in that reports its call through an audit
-hook on the reply pipe (runner.py), so a name built at run time is caught too, and attempts to
+hook on the reply pipe (sandbox/runner/), so a name built at run time is caught too, and attempts to
 disable that watch cost every task with forbidden calls. The release header lists the forbidden
 calls and what each test checks; `mlcourse check` warns. Whole batches (one shortcut per task,
 with the score it must get) are graded in tests/test_assignments.py from
@@ -25,6 +25,7 @@ import assignment_support as sup
 from mlcourse_utils.grading import names, notebook, selfcheck
 from mlcourse_utils.grading.engine import release
 from mlcourse_utils.grading.graded.reasons import classify_reason
+from mlcourse_utils.grading.sandbox.runner import runner_text
 
 ASSIGNMENTS = sup.assignments()
 
@@ -275,7 +276,7 @@ def test_forging_or_disabling_the_record_does_not_restore_points(tmp_path):
 
 # ---------------------------------------------------------------- routes around the watch
 # Each route is tried as a student who has read docs/grading-security.md would: in a fresh
-# interpreter that loads runner.py by its path (as the sandbox does), installs the watch on a
+# interpreter that runs the runner's text (as the sandbox does), installs the watch on a
 # pipe and runs the route's cells one by one, each as one request that ends like a test's call
 # (so a forbidden call still running then is reported with it). Routes that leave nothing
 # running share an interpreter; each gets its own namespace. What the pipe got is read after
@@ -285,9 +286,8 @@ _ROUTES = textwrap.dedent("""
     import importlib.util, json, os, sys
     for name in json.loads(sys.argv[4]):  # what the prepared image imports before the watch
         __import__(name)
-    spec = importlib.util.spec_from_file_location("mlcourse_runner", sys.argv[1])
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = type(sys)("mlcourse_runner")  # (its text, compiled as `python -c` does)
+    exec(compile(sys.argv[1], "<string>", "exec"), vars(runner))
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
     runner._install_monitor(json.loads(sys.argv[2]), write_fd)
@@ -326,8 +326,7 @@ _ROUTES = textwrap.dedent("""
 
 def _try_routes(watch, routes, preload=("numpy",)):
     """{route: [[the `result` each cell left (or "raised E"), the events it caused], ...]}."""
-    runner = sup.ROOT / "mlcourse_utils" / "grading" / "sandbox" / "runner.py"
-    proc = subprocess.run([sys.executable, "-I", "-c", _ROUTES, str(runner), json.dumps(watch),
+    proc = subprocess.run([sys.executable, "-I", "-c", _ROUTES, runner_text(), json.dumps(watch),
                            json.dumps(routes), json.dumps(list(preload))],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -1,1 +1,1 @@
-"""One student's isolated run: isolation, cgroups, the image, the runner, its channel."""
+"""One student's isolated run: isolation, its root, cgroups, the image, the runner, its channel."""

@@ -1,7 +1,7 @@
 """Talking to one student's sandboxed process (the grader's side).
 
-One sandbox is one process running ``runner.py`` for one student's notebook, started and
-stopped by ``isolation.py`` (namespaces with a minimal root, an unprivileged user, seccomp,
+One sandbox is one process running the runner (``runner/``) for one student's notebook, started
+and stopped by ``isolation.py`` (namespaces with a minimal root, an unprivileged user, seccomp,
 a cgroup and rlimits; or the fallback without namespaces).
 
 Requests and replies (``protocol.py``) travel over two pipes; every read and write has a
@@ -35,7 +35,8 @@ from ..protocol import (
     parse_reply,
 )
 from ..text import clean_text, plural
-from .isolation import NOBODY, Process, namespace_flags
+from .isolation import Process, namespace_flags
+from .root import NOBODY
 
 #: Bytes of the notebook's printed output kept (the rest is read and dropped).
 OUTPUT_KEPT = 80_000
@@ -299,7 +300,7 @@ class Sandbox:
 
         From then on, each call of a watched function adds the event ``"forbidden NAME"`` to
         :attr:`events` while the request that made it runs, and anything that could disable the
-        watch adds ``"monitor WHAT"`` (``runner.py``, "watching forbidden calls").
+        watch adds ``"monitor WHAT"`` (``runner/watch_rules.py`` and its other parts).
         """
         reply = self._request({"op": "monitor", "names": sorted(set(names))}, timeout, deadline)
         if reply.get("ok") is not True:
@@ -318,7 +319,7 @@ class Sandbox:
         :class:`SandboxError` when the process timed out, died or sent garbage.
         """
         # No floating-point error mode of the grader's goes along: a warning in the student's
-        # code stays a warning (runner.py records it), whatever np.errstate the test is in.
+        # code stays a warning (runner/pipe.py records it), whatever np.errstate the test is in.
         reply = self._request({"op": "call", "name": name, "args": encode(list(args)),
                                "kwargs": encode(dict(kwargs))}, timeout, deadline)
         warnings_ = self._warnings(reply)

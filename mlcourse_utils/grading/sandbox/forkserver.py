@@ -98,15 +98,7 @@ def serve(control_fd: int, preload: list[str], work: str) -> None:
     control = socket.socket(fileno=control_fd)
     live = set()
     while True:
-        while live:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                live.clear()
-                break
-            if pid == 0:
-                break
-            live.discard(pid)
+        _reap(live)
         ready, _, _ = select.select([control], [], [], 1.0)
         if not ready:
             continue
@@ -123,22 +115,42 @@ def serve(control_fd: int, preload: list[str], work: str) -> None:
             if pid in live:
                 os.kill(pid, signal.SIGKILL)
         elif message[:1] == b"R" and len(fds) == 2:
-            try:
-                pid = os.fork()
-            except OSError:  # (no process to spare: the grader sees the reply pipe close)
-                pid = None
-            if pid == 0:
-                code = 1
-                try:
-                    control.close()
-                    _child(job, *fds)
-                    code = 0
-                finally:
-                    os._exit(code)
+            pid = _fork_job(job, control, fds)
             if pid is not None:
                 live.add(pid)
         for fd in fds:
             os.close(fd)
+
+
+def _reap(live):
+    """Forget the children of ``live`` that have ended (all of them if none is left)."""
+    while live:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            live.clear()
+            return
+        if pid == 0:
+            return
+        live.discard(pid)
+
+
+def _fork_job(job, control, fds):
+    """Fork a child that runs ``job`` on the request and reply descriptors ``fds`` and exits;
+    its pid, or None when no process is to spare (the grader sees the reply pipe close)."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            control.close()
+            _child(job, *fds)
+            code = 0
+        finally:
+            os._exit(code)
+    return pid
 
 
 class Server:

@@ -1,18 +1,17 @@
 """The prepared image that grading sandboxes are forked from (the grader's side).
 
-Starting a sandbox used to mean starting Python in it and importing numpy, IPython and what
-the solution imports: about half a second of CPU per student, more than the rest of its
-grading. Instead, the grader starts one image per set of bound folders: ``runner.py`` in mode
+Starting a sandbox used to mean starting Python in it and importing numpy, IPython and what the
+solution imports: about half a second of CPU per student, more than the rest of its grading.
+Instead, the grader starts one image per set of bound folders: the runner (``runner/``) in mode
 ``zygote``, run as root of fresh namespaces inside the minimal root that ``isolation.py``'s
 set-up script builds (the same mounts, decoy and read-only environment as every sandbox). It
 imports all that once (told the modules on its control socket, not its command line, which
 every sandbox can read) and then, per sandbox, forks a child that leaves for namespaces of its
-own (mount, PID, IPC, UTS, network) with a fresh ``/tmp`` and ``/dev/shm``, joins the
-student's cgroup, and as PID 1 of its PID namespace starts the runner, which becomes nobody
-with no capabilities and no_new_privs, reseeds numpy's and Python's random state, and
-installs the seccomp filter before it answers (``runner.py``, "the prepared image"). The
-image never runs student code; each sandbox is the same as one started from scratch, only
-sooner.
+own (mount, PID, IPC, UTS, network) with a fresh ``/tmp`` and ``/dev/shm``, joins the student's
+cgroup, and as PID 1 of its PID namespace starts the runner, which becomes nobody with no
+capabilities and no_new_privs, reseeds numpy's and Python's random state, and installs the
+seccomp filter before it answers (``runner/image.py``). The image never runs student code; each
+sandbox is the same as one started from scratch, only sooner.
 
 Used where the grader is root and namespaces work (``isolation.Process``); anything else, or
 an image that fails, falls back to starting each sandbox from scratch. ``MLCOURSE_ZYGOTE=0`` in

@@ -67,7 +67,7 @@ def test_a_warning_in_the_students_code_is_never_an_error(sandbox):
     back as a warning; a loop that warns 10 000 times sends back the first MAX_WARNINGS only."""
     import warnings
 
-    from mlcourse_utils.grading.sandbox.runner import MAX_WARNINGS
+    from mlcourse_utils.grading.sandbox.runner.pipe import MAX_WARNINGS
 
     error, _ = sandbox.exec_cell("import numpy as np\n"
                                  "def naive(t):\n    return 1 / (1 + np.exp(-t))\n"

@@ -1,8 +1,9 @@
 """Starting and stopping one student's sandboxed process (grading/sandbox/isolation.py).
 
-Unit tests of the parts that need no sandbox: the limits, the folders made visible, the
-set-up script, and the words for why a process died. What the sandbox keeps a notebook from
-doing is tested by starting one (test_channel.py, test_hostile.py).
+Unit tests of the parts that need no sandbox: the limits, the modules told to the prepared
+image, and the words for why a process died (the root and its set-up script: test_root.py).
+What the sandbox keeps a notebook from doing is tested by starting one (test_channel.py,
+test_hostile.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mlcourse_utils.grading.protocol import SandboxError
-from mlcourse_utils.grading.sandbox import isolation
+from mlcourse_utils.grading.sandbox import isolation, root
 from mlcourse_utils.grading.sandbox.isolation import Process
 
 
@@ -28,61 +29,6 @@ def test_rlimits_cap_files_and_core_always_memory_and_processes_when_asked():
                                                             (resource.RLIMIT_NPROC, 7)}
 
 
-def test_is_within(tmp_path):
-    (tmp_path / "a" / "b").mkdir(parents=True)
-    assert isolation._is_within(tmp_path / "a" / "b", tmp_path / "a")
-    assert isolation._is_within(tmp_path / "a", tmp_path / "a")
-    assert not isolation._is_within(tmp_path / "a", tmp_path / "a" / "b")
-    assert not isolation._is_within(tmp_path / "ab", tmp_path / "a")  # a prefix is not a parent
-    assert isolation._is_within(tmp_path / "a" / ".." / "a" / "b", tmp_path / "a")
-
-
-def test_environment_paths_hold_the_system_and_python_but_no_hidden_folder(tmp_path):
-    paths = isolation._environment_paths([tmp_path])
-    assert Path("/usr") in paths
-    assert any(isolation._is_within(Path(sys.executable).resolve(), p) for p in paths)
-    assert not any(isolation._is_within(p, tmp_path) for p in paths)
-    # none inside another (the inner one is there already)
-    assert not any(p != q and isolation._is_within(p, q) for p in paths for q in paths)
-
-
-def test_a_hidden_folder_around_the_environment_keeps_the_environment_only():
-    env = Path(sys.prefix).resolve()
-    paths = isolation._environment_paths([env.parent])
-    assert any(isolation._is_within(env, p) for p in paths)
-    assert not any(p == env.parent.resolve() for p in paths)
-
-
-def test_the_decoy_covers_the_whole_package_wherever_isolation_py_lies():
-    """PACKAGE_DIR is found from isolation.py's own place (grading/sandbox/): it must be the
-    package's folder, not a sub-package, or the sandbox would leave the reference importable."""
-    import mlcourse_utils
-
-    assert isolation.PACKAGE_DIR == Path(mlcourse_utils.__file__).resolve().parent
-    assert isolation.RUNNER.is_file() and isolation.RUNNER.parent.name == "sandbox"
-
-
-def test_setup_script_builds_a_minimal_root_and_drops_privileges(tmp_path):
-    script = isolation._setup_script(tmp_path / "root", "/usr/bin/python3", "print('runner')",
-                                     (5, 6), [Path("/usr")], 65534)
-    lines = script.split("\n")
-    assert lines[0] == "set -e"
-    root = str(tmp_path / "root")
-    assert f"mount -n --bind /usr {root}/usr" in lines
-    assert f"mount -n -o remount,bind,ro,nosuid,nodev {root}/usr" in lines
-    assert "pivot_root . .old" in lines and "umount -n -l /.old" in lines
-    # the reference package is a read-only decoy that refuses its import
-    assert f"mount -n -o remount,ro {root}{isolation.PACKAGE_DIR}" in lines
-    assert "raise ImportError" in script
-    last = lines[-1]
-    assert last.startswith("setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs")
-    assert last.endswith("-I -c 'print('\"'\"'runner'\"'\"')' 5 6 namespace")  # quoted
-    assert "--bounding-set=-all" in last
-    # without a user change (not root) no --reuid, and the mode is passed on
-    other = isolation._setup_script(tmp_path / "r", "py", "x", (1, 2), [], None, "namespace-probe")
-    assert "--reuid" not in other and other.endswith("x 1 2 namespace-probe")
-
-
 def test_only_modules_reach_the_prepared_image_and_never_its_command_line(tmp_path):
     """``from a import b`` in the solution lists ``a.b``: a function's name must not reach the
     image, whose command line and memory its sandboxes can read."""
@@ -90,8 +36,8 @@ def test_only_modules_reach_the_prepared_image_and_never_its_command_line(tmp_pa
              "no_such_module_anywhere", "no_such_package.sub", "xml.etree.ElementTree",
              "xml.etree.iterparse"]
     assert isolation._modules(names) == ["colorsys", "os.path", "xml.etree.ElementTree"]
-    script = isolation._setup_script(tmp_path / "root", "py", "x", (7,), [Path("/usr")], 65534,
-                                     "zygote")
+    script = root._setup_script(tmp_path / "root", "py", "x", (7,), [Path("/usr")], 65534,
+                                "zygote")
     assert script.split("\n")[-1] == "exec py -I -c x 7 zygote"
 
 

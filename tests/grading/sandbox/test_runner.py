@@ -1,29 +1,101 @@
-"""grading/sandbox/runner.py: importing it does nothing, and its watch on forbidden calls is lazy
-but complete.
+"""grading/sandbox/runner/: its parts join into one program that fits one argument, importing
+it does nothing, and its watch on forbidden calls is lazy but complete.
 
 The watch (``_install_monitor``) imports nothing: a forbidden call whose module is not loaded
 when the watch starts is resolved when the student first imports that module, however they do
 it (in a function, through a private module, after putting another finder first). Each check
-runs in a fresh interpreter that loads runner.py by its path (as the sandbox runs it, without
-the package), installs the watch on a pipe, runs a student's code and reports what the pipe got.
+runs in a fresh interpreter that runs the runner's text (``runner_text()``, compiled as
+``python -c`` does, without the package), installs the watch on a pipe, runs a student's code
+and reports what the pipe got.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
 import subprocess
+import symtable
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from mlcourse_utils.grading.sandbox.runner import MAX_ARG_STRLEN, PARTS, runner_text
 from tolerances import few_ops
 
 ROOT = Path(__file__).resolve().parents[3]
-RUNNER = ROOT / "mlcourse_utils" / "grading" / "sandbox" / "runner.py"
+#: The runner as the sandbox runs it: its parts joined into one text.
+RUNNER = runner_text()
+
+# ------------------------------------------------------------------ its parts, joined
+
+PART_DIR = ROOT / "mlcourse_utils" / "grading" / "sandbox" / "runner"
+
+
+def test_the_parts_join_into_one_program_that_fits_one_argument():
+    """Every part of the folder is joined once, in PARTS' order, into a text that compiles and
+    stays well under Linux's limit on one argument (it travels as one, inside the set-up
+    script: ``test_isolation`` checks that whole argument)."""
+    assert sorted(PARTS) == sorted(p.stem for p in PART_DIR.glob("*.py") if p.stem != "__init__")
+    starts = [RUNNER.index((PART_DIR / f"{name}.py").read_text(encoding="utf-8").rstrip("\n"))
+              for name in PARTS]
+    assert starts == sorted(starts) and starts[0] == 0
+    compile(RUNNER, "<string>", "exec")
+    assert len(RUNNER.encode()) < MAX_ARG_STRLEN - 16384
+
+
+def test_each_part_compiles_alone_and_names_only_earlier_parts():
+    """A part is Python on its own (only the first holds the ``__future__`` import, which must
+    open the joined text), and what it imports of other parts (for the reader and the linters
+    only) comes from parts joined before it; but ``main``, which image.py's forked runner
+    calls, and which is joined last."""
+    for index, name in enumerate(PARTS):
+        source = (PART_DIR / f"{name}.py").read_text(encoding="utf-8")
+        tree = compile(source, f"{name}.py", "exec", ast.PyCF_ONLY_AST)
+        future = [n for n in tree.body if isinstance(n, ast.ImportFrom) and
+                  n.module == "__future__"]
+        assert bool(future) == (index == 0), name
+        named = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
+        assert named <= set(PARTS[:index]), (name, named - set(PARTS[:index]))
+        absolute = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        absolute |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and
+                     not n.level}
+        assert not any(m.startswith("mlcourse_utils") for m in absolute), name
+    assert "main(" in (PART_DIR / "image.py").read_text(encoding="utf-8")
+
+
+def _nested(table):
+    """The functions defined inside ``table`` (a function's or a class's), at any depth."""
+    for child in table.get_children():
+        if child.get_type() == "function":
+            yield child
+        yield from _nested(child)
+
+
+def test_the_watchs_closures_hold_only_what_they_use():
+    """The watch is built by functions of the runner (one per part of it), but what runs when
+    it watches are their closures: none holds the shared state ``w`` (a closure reaches only
+    what it uses, as when the watch was one function), and none looks up a function or class
+    of the runner by its global name (student code can rebind the runner's globals, reached
+    through any of its functions, without an event; it cannot reach a closure's cells so).
+    ``_Refused`` is the exception as it was before the split."""
+    table = symtable.symtable(RUNNER, "<string>", "exec")
+    runner_defs = {s.get_name() for s in table.get_symbols() if s.is_namespace()}
+    builders = [t for t in table.get_children()
+                if t.get_type() == "function" and t.get_name().startswith("_") and
+                any(c.get_type() in ("function", "class") for c in t.get_children())]
+    names = {b.get_name() for b in builders}
+    assert {"_stand_ins", "_exemptions", "_tamper_events", "_audit_hook"} <= names
+    for builder in builders:
+        for fn in _nested(builder):
+            where = f"{builder.get_name()}.{fn.get_name()}"
+            assert "w" not in fn.get_frees(), where
+            looked_up = {s.get_name() for s in fn.get_symbols() if s.is_global()}
+            assert looked_up & runner_defs <= {"_Refused"}, (where, looked_up & runner_defs)
+
 
 # ------------------------------------------------------------------ no side effects at import
 
@@ -62,7 +134,7 @@ _IMPORT_ALL = textwrap.dedent("""
 
 def test_importing_every_module_does_nothing():
     """Each module of mlcourse_utils imports in a fresh process without reading sys.argv,
-    exiting, or installing the sandbox's seccomp filter (runner.py does that in main())."""
+    exiting, or installing the sandbox's seccomp filter (the runner does that in main())."""
     proc = subprocess.run([sys.executable, "-c", _IMPORT_ALL], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -79,11 +151,10 @@ def test_importing_every_module_does_nothing():
 def test_runner_main_reads_its_arguments_and_installs_the_filter(tmp_path):
     """The other side of the test above: main() still does the work (the filter holds on Linux,
     and the ready message names this process)."""
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import importlib.util, json, os, struct, sys
-        spec = importlib.util.spec_from_file_location("mlcourse_runner", {str(RUNNER)!r})
-        runner = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(runner)
+        runner = type(sys)("mlcourse_runner")
+        exec(compile(sys.argv[1], "<string>", "exec"), vars(runner))
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         if os.fork() == 0:
@@ -91,8 +162,8 @@ def test_runner_main_reads_its_arguments_and_installs_the_filter(tmp_path):
         (n,) = struct.unpack(">I", os.read(from_r, 4))
         print(os.read(from_r, n).decode())
     """)
-    proc = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-I", "-c", script, RUNNER], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     ready = json.loads(proc.stdout.strip().splitlines()[-1])
     assert ready["event"] == "ready"
@@ -104,9 +175,8 @@ def test_runner_main_reads_its_arguments_and_installs_the_filter(tmp_path):
 
 _WATCH = textwrap.dedent("""
     import importlib.util, json, os, sys
-    spec = importlib.util.spec_from_file_location("mlcourse_runner", sys.argv[1])
-    runner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(runner)
+    runner = type(sys)("mlcourse_runner")  # (its text, compiled as `python -c` does)
+    exec(compile(sys.argv[1], "<string>", "exec"), vars(runner))
     read_fd, write_fd = os.pipe()
     count, prefixes = runner._install_monitor(json.loads(sys.argv[2]), write_fd)
     loaded = sorted(m for m in sys.modules if m.partition(".")[0] in ("scipy", "sklearn"))
@@ -137,7 +207,7 @@ def _watch(names, *cells):
     ``(modules of scipy/sklearn loaded after the watch was installed, each cell's `result`,
     the events it reported as "kind what")``."""
     proc = subprocess.run(
-        [sys.executable, "-I", "-c", _WATCH, str(RUNNER), json.dumps(names), json.dumps(cells)],
+        [sys.executable, "-I", "-c", _WATCH, RUNNER, json.dumps(names), json.dumps(cells)],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -225,15 +295,14 @@ def test_watch_resolves_at_once_what_is_loaded():
         [sys.executable, "-I", "-c", textwrap.dedent("""
             import importlib.util, json, os, sys
             import numpy
-            spec = importlib.util.spec_from_file_location("mlcourse_runner", sys.argv[1])
-            runner = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(runner)
+            runner = type(sys)("mlcourse_runner")  # (its text, compiled as `python -c` does)
+            exec(compile(sys.argv[1], "<string>", "exec"), vars(runner))
             r, w = os.pipe()
             print(json.dumps(runner._install_monitor(
                 ["numpy.cov", "numpy.loadtxt", "scipy.stats.norm"], w)))
             print(json.dumps(["mlcourse.forbidden" in f.__code__.co_consts
                               for f in (numpy.cov._implementation, numpy.loadtxt)]))
-        """), str(RUNNER)], capture_output=True, text=True, timeout=120)
+        """), RUNNER], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (count, prefixes), stand_ins = (json.loads(line) for line in proc.stdout.splitlines()[-2:])
     assert count == 2

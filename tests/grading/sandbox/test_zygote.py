@@ -1,4 +1,4 @@
-"""Sandboxes forked from a prepared image (grading/sandbox/zygote.py, runner.py's "prepared image").
+"""Sandboxes forked from a prepared image (grading/sandbox/zygote.py, runner/image.py).
 
 A sandbox forked from the image must be what a sandbox started from scratch is: the runner as
 nobody with no capability, no_new_privs and the seccomp filter, its own cgroup, only its pipes
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mlcourse_utils.grading.protocol import SandboxError
-from mlcourse_utils.grading.sandbox import isolation, zygote
+from mlcourse_utils.grading.sandbox import isolation, root, zygote
 from mlcourse_utils.grading.sandbox.channel import Sandbox, namespace_flags
 
 pytestmark = pytest.mark.skipif(
@@ -64,9 +64,9 @@ def _in_tmp():
     """What a fresh sandbox's /tmp holds: its work folder, and the top folders of what lies
     under /tmp on the host and is mounted into it (the environment and the decoy of the
     reference package, where the repository is cloned under /tmp as CI does)."""
-    mounted = [*isolation._environment_paths([]), isolation.PACKAGE_DIR]
+    mounted = [*root._environment_paths([]), root.PACKAGE_DIR]
     return sorted({"work"} | {Path(p).resolve().relative_to("/tmp").parts[0] for p in mounted
-                              if isolation._is_within(p, "/tmp")})
+                              if root._is_within(p, "/tmp")})
 
 
 def _box(**kwargs):
@@ -246,7 +246,7 @@ def test_an_environment_under_tmp_is_bound_again_read_only(tmp_path, monkeypatch
     found = isolation._environment_paths
     monkeypatch.setattr(isolation, "_environment_paths", lambda hidden: [*found(hidden), env])
     package = Path("/tmp") / f"mlcourse-zygote-repo-{os.getpid()}" / "mlcourse_utils"
-    monkeypatch.setattr(isolation, "PACKAGE_DIR", package)
+    monkeypatch.setattr(root, "PACKAGE_DIR", package)
     try:
         box = Sandbox(memory_mb=1024).start()
         try:
