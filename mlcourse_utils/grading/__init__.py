@@ -19,7 +19,7 @@ the bottom: the student layer; the LMSes' interface, modules and registry in lms
 asks; intake; graded and sandbox; reports; engine and lms/export; similarity):
 
     intake/      what ``grade`` reads: archives, the roster, submissions, their times
-    sandbox/     one student's isolated run: isolation, cgroups, the image, runner.py, its channel
+    sandbox/     one student's isolated run: isolation, cgroups, the image, the runner, its channel
     graded/      the graded folder (OUT) and its data: results, gradebook, reasons, late policy
     engine/      grading a class: batch, one notebook's session, analysis, references, release
     reports/     what people read: feedback pages, manual-grading pages, the class report

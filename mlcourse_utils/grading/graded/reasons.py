@@ -57,7 +57,7 @@ _REASON_PATTERNS = [
 ]
 
 #: A failure that means the task was not attempted: the stub as released, or no function of
-#: that name at all (runner.py's message).
+#: that name at all (the runner's message, sandbox/runner/).
 NOT_IMPLEMENTED = re.compile(r"\bNotImplementedError\b|the notebook does not define a function")
 #: A test that was skipped because an earlier one of its task stopped the process.
 NOT_RUN = "not run: an earlier test of"
