@@ -13,12 +13,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .out import PROBES
+
 #: Seconds each git command may take (the check must never hold up grading).
 GIT_TIMEOUT = 5
 
 #: Files of the kinds a graded folder holds, asked about when the path is a folder.
-_PROBES = ("grades.csv", "feedback/student.html", "autograded/student/notebook.ipynb",
-           "gradebook.db")
+_PROBES = PROBES
 
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str] | None:

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from ..._files import atomic_open, write_bytes, write_text
-from ..graded.folder import GradedFolderError, read_graded_folder
+from ..graded.folder import read_graded_folder
+from ..graded.model import GradedFolderError
 from ..graded.reasons import CATEGORIES
 from ..text import csv_text
 from .class_figures import (
