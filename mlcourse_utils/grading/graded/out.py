@@ -11,7 +11,7 @@ module that knows them: :mod:`.results` (the grade files, the grader's record), 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -231,8 +231,3 @@ class OutFolder:
             return lms_entries(self.read_intake())
         except (OSError, ValueError):
             return {}
-
-
-def shards(folders: Sequence[Path | str]) -> list[OutFolder]:
-    """Each of ``folders`` as an :class:`OutFolder`."""
-    return [OutFolder(folder) for folder in folders]
