@@ -451,7 +451,8 @@ def _keep_overrides(out, record, results, assignment):
     if not record:
         return
     path = OutFolder(out).write_record(record, results, maxima)
-    print(f"overrides: {len(record) - len(unfit)} of {path} applied again to the new results",
+    kept = len(record) - len(unfit)
+    print(f"overrides: {plural(kept, 'override')} in {path} applied again to the new results",
           file=sys.stderr)
     for line in unfit:
         print(f"warning: overrides: {line} (kept in {path.name})", file=sys.stderr)
