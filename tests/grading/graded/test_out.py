@@ -177,3 +177,30 @@ def test_results_read_back_strictly(tmp_path):
     graded = out.read_results()
     assert (graded.name, graded.folder, graded.results, graded.defences) == \
         ("mle", tmp_path, {}, {})
+
+
+def test_the_intake_record_and_who_students_are_in_the_lms(tmp_path):
+    """Written and read back as given; a folder without it, or with a broken one, knows
+    nobody's LMS identity (graded from student folders)."""
+    from mlcourse_utils.grading.graded.out import OutFolder
+
+    out = OutFolder(tmp_path)
+    assert out.read_intake() is None and out.read_lms_entries() == {}
+    data = {"layout": "canvas", "students": {"alice": {"lms": "canvas", "user_id": "7"},
+                                              "bob": "not an entry"}}
+    out.write_intake(data)
+    assert out.read_intake() == data
+    assert out.read_lms_entries() == {"alice": {"lms": "canvas", "user_id": "7"}}
+    out.intake.write_text("{broken")
+    assert out.read_lms_entries() == {}
+
+
+def test_a_folder_is_graded_once_it_holds_a_grade_file(tmp_path):
+    from mlcourse_utils.grading.graded.out import OutFolder
+
+    out = OutFolder(tmp_path)
+    out.feedback.mkdir()
+    assert not out.is_graded()
+    (tmp_path / "task_scores.csv").write_text("student_id\n")
+    assert out.is_graded()
+    assert out.manual_csvs() == [] and out.read_record() == {} and out.read_late() == {}
