@@ -192,6 +192,8 @@ def _grade_options(p):
 
 
 def _grade(batch, args):
+    from .grading.graded.out import FEEDBACK, GRADES, MANUAL, TASK_SCORES
+
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0) or args.memory <= 0 \
             or (args.student_timeout is not None and args.student_timeout <= 0):
         raise UsageError("--jobs, --timeout, --student-timeout and --memory must be positive")
@@ -206,9 +208,9 @@ def _grade(batch, args):
                                             roster=args.roster, force=args.force,
                                             verbose=args.verbose)
     print(f"graded {plural(len(results), 'submission')} of {args.name} (max "
-          f"{assignment.max_score:g} autograded points); wrote {args.out}/grades.csv, "
-          "task_scores.csv and feedback/"
-          + (", and manual/ for the manually graded cells" if assignment.manual else ""))
+          f"{assignment.max_score:g} autograded points); wrote {args.out}/{GRADES}, "
+          f"{TASK_SCORES} and {FEEDBACK}/"
+          + (f", and {MANUAL}/ for the manually graded cells" if assignment.manual else ""))
     return EXIT_OK
 
 
@@ -268,19 +270,20 @@ def _grade_import_options(p):
 
 
 def _grade_import(manual, args):
+    from .grading.graded.out import GRADEBOOK, GRADES, RESULTS, TASK_SCORES
     from .grading.reports.feedback import regenerate_feedback
 
     done = manual.import_points(args.graded, args.csvs)
     if done.manual or done.record is None:
         counts = ", ".join(f"{gid}: {n}" for gid, n in sorted(done.manual.items()))
-        print(f"imported manual points into {os.path.join(args.graded, 'gradebook.db')} "
+        print(f"imported manual points into {os.path.join(args.graded, GRADEBOOK)} "
               f"({counts or 'no filled rows'})")
     if done.record is not None:
         print(f"imported {plural(done.overrides, 'override')} of autograded tasks into "
               f"{done.record}"
               + (f" ({done.replaced} replacing earlier ones)" if done.replaced else "")
-              + f"; {done.in_force} in force, written into grades.csv, task_scores.csv, "
-                "results.json and gradebook.db")
+              + f"; {done.in_force} in force, written into {GRADES}, {TASK_SCORES}, "
+                f"{RESULTS} and {GRADEBOOK}")
         for line in done.unfit:
             print(f"  warning: {line} (kept in the record)")
     _print_regenerated(args.graded, regenerate_feedback(args.graded))
@@ -288,13 +291,15 @@ def _grade_import(manual, args):
 
 
 def _print_regenerated(graded, done):
+    from .grading.graded.out import FEEDBACK
+
     print(f"wrote {plural(len(done.pages), 'feedback page')} with the points graded by hand and "
           f"the overrides into "
-          f"{os.path.join(graded, 'feedback')}{os.sep} ({done.graded_by_hand} complete"
+          f"{os.path.join(graded, FEEDBACK)}{os.sep} ({done.graded_by_hand} complete"
           + (f"; answers still to grade by hand: {', '.join(done.pending)}" if done.pending
              else "") + ")")
     if done.foreign:
-        print(f"  note: feedback/ also holds {', '.join(done.foreign)}, not written by mlcourse "
+        print(f"  note: {FEEDBACK}/ also holds {', '.join(done.foreign)}, not written by mlcourse "
               "(nbgrader's generate_feedback writes to nbgrader_feedback/ in a graded folder)")
 
 
@@ -381,7 +386,8 @@ def _print_export_of(report, name):
     """What the export did for one assignment, in the order it did it: the submission times,
     the penalties they gave, who has none, what the LMS marked late, who is not in the file,
     and the feedback pages written again with the totals of the file."""
-    from .grading.graded.folder import shown
+    from .grading.graded.model import shown
+    from .grading.graded.out import OVERRIDES
 
     sources = ", ".join(f"{n} from {src}" for src, n in report.time_sources[name].items())
     print(f"  {name}: submission times: {sources or 'none (no late penalty)'}")
@@ -397,7 +403,7 @@ def _print_export_of(report, name):
     for student, done in sorted(report.lms_late_done.get(name, {}).items()):
         print(f"  {name}: {student}: marked late in the LMS's download: {done}")
     if report.overridden.get(name):
-        print(f"  {name}: task points set by a teaching assistant (overrides.csv) included for "
+        print(f"  {name}: task points set by a teaching assistant ({OVERRIDES}) included for "
               f"{', '.join(report.overridden[name])}")
     lists = [(("submission without a roster entry (not exported)",
                "submissions without a roster entry (not exported)"), report.without_roster),

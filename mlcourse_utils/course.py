@@ -56,8 +56,11 @@ ROOT = Path(__file__).resolve().parents[1]
 #: that everything the command runs, the hidden tests included, finds the same folder).
 COURSE_ENV = "MLCOURSE_COURSE"
 
+#: nbgrader's configuration file, in the course folder (and in every graded folder,
+#: :mod:`.grading.graded.out`).
+NBGRADER_CONFIG_FILE = "nbgrader_config.py"
 #: What a course folder holds, as the messages say it.
-_COURSE_FILES = "nbgrader_config.py and solutions/"
+_COURSE_FILES = f"{NBGRADER_CONFIG_FILE} and solutions/"
 
 
 def course_order(names: Iterable[str]) -> list[str]:
@@ -83,7 +86,7 @@ def reference_module_name(assignment: str) -> str:
 def is_course_root(folder: Path | str) -> bool:
     """Whether ``folder`` is a course folder: it holds ``nbgrader_config.py`` and ``solutions/``."""
     folder = Path(folder)
-    return (folder / "nbgrader_config.py").is_file() and (folder / "solutions").is_dir()
+    return (folder / NBGRADER_CONFIG_FILE).is_file() and (folder / "solutions").is_dir()
 
 
 def course_folder(folder: Path | str, given_by: str = "--course") -> Path:

@@ -147,7 +147,8 @@ def write_graded(mle_assignment):
     given, intake.json and timestamps.json), without grading anything."""
     import json
 
-    from mlcourse_utils.grading.graded.results import GradeResult, TestResult, write_results
+    from mlcourse_utils.grading.graded.out import OutFolder
+    from mlcourse_utils.grading.graded.results import GradeResult, TestResult
     from mlcourse_utils.grading.reports.feedback import write_feedback
 
     def write(folder, scores, intake=None, times=None):
@@ -160,7 +161,7 @@ def write_graded(mle_assignment):
                 for t in mle_assignment.tests])
             results[student] = result
             write_feedback(result, mle_assignment, folder / "feedback" / f"{student}.html")
-        write_results(results, mle_assignment, folder)
+        OutFolder(folder).write_results(results, mle_assignment)
         if intake is not None:
             (folder / "intake.json").write_text(json.dumps(intake))
         if times is not None:

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from ..course import ROOT, course_order, reference_module_name
+from ..grading.graded.out import MANUAL_PAGE as OUT_MANUAL_PAGE
 from ..grading.notebook import (
     cell_source,
     grade_id,
@@ -36,7 +37,7 @@ DOCNAME = "book/instructors"
 TEMPLATES = Path(__file__).with_name("templates")
 TEMPLATE = "instructors.md"
 #: Where ``mlcourse grade`` writes a manually graded cell's page, in the graded folder.
-MANUAL_PAGE = "manual/{grade_id}.html"
+MANUAL_PAGE = OUT_MANUAL_PAGE
 
 _HEADING = re.compile(r"^#{1,6}\s+(?:\d+\.\s+)?(?P<title>.+?)\s*$", re.M)
 _BY_HAND = re.compile(r"\s*\(graded by hand\)\s*:?\s*")

@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import json
 import resource
 import shutil
 import signal
@@ -29,12 +28,11 @@ from pathlib import Path
 from ..._files import write_text
 from ...course import find_course_root
 from ..graded import gradebook, overrides
-from ..graded.late import read_late_notes
-from ..graded.results import GradeResult, read_results, write_csvs, write_results
-from ..intake import times
+from ..graded.out import INTAKE, OutFolder
+from ..graded.results import GradeResult
 from ..intake.collect import Intake, collect, layouts
 from ..intake.roster import Roster, read_roster
-from ..intake.submissions import Submission, refused, write_timestamps
+from ..intake.submissions import Submission, refused
 from ..notebook import Assignment, imported_by, load_assignment
 from ..reports import manual
 from ..reports.feedback import NBGRADER_CONFIG, write_feedback
@@ -147,7 +145,7 @@ def in_shard(student: str, shard: tuple[int, int]) -> bool:
 
 
 def _copy_path(out, name, notebook, student):
-    return out / "autograded" / gradebook.gradebook_id(student) / name / notebook
+    return OutFolder(out).autograded_copy(student, name, notebook)
 
 
 def _grade_one(assignment, submission, out, parts, failures, carried, **options):
@@ -215,7 +213,7 @@ class _Carried:
 
     @classmethod
     def read(cls, out):
-        return cls(overrides.read_record(out), read_late_notes(out))
+        return cls(OutFolder(out).read_record(), OutFolder(out).read_late())
 
 
 def _maxima(assignment):
@@ -225,7 +223,7 @@ def _maxima(assignment):
 def _write_feedback(result, assignment, out, failures, carried):
     start = time.monotonic()
     _safe_write("the feedback page", result.student, functools.partial(
-        write_feedback, result, assignment, out / "feedback" / f"{result.student}.html",
+        write_feedback, result, assignment, OutFolder(out).feedback_page(result.student),
         late=carried.late.get(result.student)), failures)
     result.seconds += time.monotonic() - start
 
@@ -342,17 +340,17 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
     if kept:
         for line in manual.set_aside(out):
             print(f"--force: {line}", file=sys.stderr)
-    (out / "feedback").mkdir(exist_ok=True)
-    if not (out / "nbgrader_config.py").exists():  # nbgrader's feedback goes elsewhere
-        write_text(out / "nbgrader_config.py", NBGRADER_CONFIG)
+    OutFolder(out).feedback.mkdir(exist_ok=True)
+    if not OutFolder(out).nbgrader_config.exists():  # nbgrader's feedback goes elsewhere
+        write_text(OutFolder(out).nbgrader_config, NBGRADER_CONFIG)
     students = intake.found
     print(intake.summary(assignment.notebook), file=sys.stderr)
     for line in intake.unmatched:
         print(f"not graded or not matched: {line}", file=sys.stderr)
     if shard is not None:
         students = {s: p for s, p in students.items() if in_shard(s, shard)}
-    book = gradebook.start(out, root / "solutions" / name / assignment.notebook, name,
-                           [gid for gid, _ in assignment.manual])
+    book = gradebook.start(OutFolder(out).gradebook, root / "solutions" / name /
+                           assignment.notebook, name, [gid for gid, _ in assignment.manual])
     results, failures = {}, []
     baseline = _peak_memory_mb()
     watch = _StallWatch()
@@ -393,7 +391,7 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
         bar.close()
         book.done()  # it closes the gradebook while the class's files are written
         _keep_overrides(out, carried.record, results, assignment)
-        write_csvs(results, assignment, out)
+        OutFolder(out).write_csvs(results, assignment)
         # The manual-grading pages (each student's answer rendered while they were graded) and
         # the submission times found in the submissions (`mlcourse export` uses them only when
         # asked to): one student's failure is that student's reason on the page.
@@ -401,14 +399,14 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
         _safe_write("the manual-grading pages", "the class", functools.partial(
             manual.write_bundle, out, assignment, list(students), root, parts, failed), failures)
     _safe_write("the submission times", "the class",
-                functools.partial(write_timestamps, out, students), failures)
-    _safe_write("intake.json", "the class", functools.partial(
+                functools.partial(OutFolder(out).write_timestamps, students), failures)
+    _safe_write(INTAKE, "the class", functools.partial(
         write_intake, out, intake, list(students)), failures)
     run = {"longest_stall_seconds": round(watch.stop(), 3),
            "baseline_memory_mb": round(baseline, 1), "peak_memory_mb": round(_peak_memory_mb(), 1),
            "longest_student_seconds": round(max((r.seconds for r in results.values()),
                                                 default=0.0), 3)}
-    write_results(results, assignment, out, found, run)
+    OutFolder(out).write_results(results, assignment, found, run)
     _finish_gradebook(book)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
@@ -452,7 +450,7 @@ def _keep_overrides(out, record, results, assignment):
     unfit = overrides.apply(results, record, maxima)
     if not record:
         return
-    path = overrides.write_record(out, record, results, maxima)
+    path = OutFolder(out).write_record(record, results, maxima)
     kept = len(record) - len(unfit)
     print(f"overrides: {plural(kept, 'override')} in {path} applied again to the new results",
           file=sys.stderr)
@@ -483,7 +481,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     root = Path(root) if root else find_course_root()
     results, name, defences = {}, None, {}
     for folder in outs:
-        data = read_results(folder)
+        data = OutFolder(folder).read_results()
         if name is not None and data.name != name:
             raise ValueError(f"{folder} holds {data.name!r}, the others {name!r}")
         name = data.name
@@ -506,29 +504,30 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     carried = _Carried.read(out)
     record = {}  # the shards' overrides (if a teaching assistant imported some), then out's
     for folder in [*outs, out]:
-        record.update(overrides.read_record(folder))
+        record.update(OutFolder(folder).read_record())
     carried.record = record
     out.mkdir(parents=True, exist_ok=True)
     for line in manual.set_aside(out) if kept else []:
         print(f"--force: {line}", file=sys.stderr)
-    book = gradebook.start(out, root / "solutions" / name / assignment.notebook, name,
-                           [gid for gid, _ in assignment.manual])
-    for folder in outs:
-        for sub in ("feedback", "autograded"):
-            if (Path(folder) / sub).is_dir():
-                shutil.copytree(Path(folder) / sub, out / sub, dirs_exist_ok=True)
+    book = gradebook.start(OutFolder(out).gradebook, root / "solutions" / name /
+                           assignment.notebook, name, [gid for gid, _ in assignment.manual])
+    for shard in map(OutFolder, outs):
+        for source, target in ((shard.feedback, OutFolder(out).feedback),
+                               (shard.autograded, OutFolder(out).autograded)):
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
     results = dict(sorted(results.items()))
     _keep_overrides(out, record, results, assignment)
     failures = []
-    (out / "feedback").mkdir(exist_ok=True)
+    OutFolder(out).feedback.mkdir(exist_ok=True)
     for result in results.values():
         _to_gradebook(book, result)
         if record or carried.late:  # the shards' pages do not have them
             _write_feedback(result, assignment, out, failures, carried)
     book.done()
-    write_csvs(results, assignment, out)
-    write_results(results, assignment, out, defences)
-    times.merge_timestamps(outs, out)
+    OutFolder(out).write_csvs(results, assignment)
+    OutFolder(out).write_results(results, assignment, defences)
+    OutFolder(out).merge_timestamps(OutFolder(folder) for folder in outs)
     _merge_intake(outs, out)
     if assignment.manual:
         copies = {}
@@ -557,18 +556,17 @@ def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> No
             "without_submission": intake.without_submission,
             "not_in_roster": intake.not_in_roster, "collisions": intake.collisions,
             "renamed": intake.renamed}
-    write_text(Path(out) / "intake.json", json.dumps(data, indent=1, ensure_ascii=False))
+    OutFolder(out).write_intake(data)
 
 
 def _merge_intake(outs, out):
     """Join the shards' ``intake.json`` (when they have one) into ``out``."""
     merged = {"layout": None, "unmatched": [], "students": {}}
     for folder in outs:
-        path = Path(folder) / "intake.json"
-        if path.is_file():
-            data = json.loads(path.read_text(encoding="utf-8"))
+        data = OutFolder(folder).read_intake()
+        if data is not None:
             students = merged["students"]
             merged.update(data)  # every shard read the whole download: one shard's word
             merged["students"] = {**students, **data.get("students", {})}
     if merged["layout"] is not None:
-        write_text(Path(out) / "intake.json", json.dumps(merged, indent=1, ensure_ascii=False))
+        OutFolder(out).write_intake(merged)

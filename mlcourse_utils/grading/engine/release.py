@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...course import ASSIGNMENTS, course_order
+from ..graded.out import GRADEBOOK
 from ..notebook import (
     ALLOWED_LIBRARIES,
     HIDDEN_BEGIN,
@@ -287,7 +288,7 @@ def release(names: Iterable[str] | None = None, root: Path | str | None = None, 
                 raise RuntimeError(
                     f"solutions/{name}/{name}.ipynb does not pass its own tests:\n{lines}")
         with tempfile.TemporaryDirectory(prefix="mlcourse-db-") as tmp:
-            db = Path(tmp, "gradebook.db").as_posix()
+            db = Path(tmp, GRADEBOOK).as_posix()
             cmd = [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",
                    f"--CourseDirectory.root={root}", f"--CourseDirectory.db_url=sqlite:///{db}"]
             # nbgrader runs `alembic` from PATH: put this environment's scripts first.

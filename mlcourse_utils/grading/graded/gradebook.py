@@ -5,7 +5,7 @@ gradebook runs ``alembic``), so the gradebook is written by a separate, lower-pr
 that starts with the grading and writes each student's scores as soon as that student is
 graded (one JSON line each on its stdin), so that only a short close remains at the end:
 
-    book = start(out, source_notebook, assignment_name, manual_grade_ids)  # registers cells
+    book = start(db, source_notebook, assignment_name, manual_grade_ids)  # registers cells
     ...each student graded: book.write(student, {grade_id: points})...
     book.done()                                    # no more students: it writes the last ones
     ...other work...
@@ -81,14 +81,15 @@ class Writer:
         return self._error
 
 
-def start(out: Path | str, source: Path | str, assignment: str,
+def start(db: Path | str, source: Path | str, assignment: str,
           manual: Iterable[str] = ()) -> Writer:
-    """Start writing ``out/gradebook.db`` for the assignment whose source notebook is given;
-    ``manual`` are the grade ids of its manually graded cells (left to grade for everyone)."""
+    """Start writing the gradebook ``db`` (:attr:`.out.OutFolder.gradebook`) for the assignment
+    whose source notebook is given; ``manual`` are the grade ids of its manually graded cells
+    (left to grade for everyone)."""
     scripts = str(Path(sys.executable).parent)
     # nbgrader checks the database schema by running `alembic` from PATH.
     env = dict(os.environ, PATH=scripts + os.pathsep + os.environ.get("PATH", ""))
-    args = {"db": str(Path(out) / "gradebook.db"), "source": str(source), "assignment": assignment,
+    args = {"db": str(db), "source": str(source), "assignment": assignment,
             "manual": list(manual)}
     # Its output goes to a file: a pipe nobody reads until the end could fill and stop it.
     log = tempfile.TemporaryFile()
@@ -113,7 +114,7 @@ def _alembic_head_in_process(api):
         from alembic.config import Config
         from alembic.script import ScriptDirectory
 
-        with api._temp_alembic_ini("sqlite:////tmp/gradebook.db") as alembic_ini:
+        with api._temp_alembic_ini("sqlite://") as alembic_ini:
             return ScriptDirectory.from_config(Config(alembic_ini)).get_current_head()
 
     api.get_alembic_version = get_alembic_version

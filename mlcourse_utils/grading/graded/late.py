@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..._files import write_text
 from ..intake.times import LMS_SOURCE, Times, parse_time, parse_timestamp
 from ..text import clean_text, fold
-from .folder import penalised
+from .model import penalised
 
 if TYPE_CHECKING:
     from ..intake.roster import Student
-    from .folder import Graded
+    from .model import GradedFolder
 
 DAY = dt.timedelta(days=1)
 
@@ -189,8 +189,8 @@ def _time_of(graded, gid, keys, times, from_submission):
     return when, _submission_source(info.get("source", "file")), ""
 
 
-def cells(graded: Graded, matched: Mapping[int, str], roster: Sequence[Student], config: Config,
-          missing: str, times: Times | None = None, from_submission: bool = False,
+def cells(graded: GradedFolder, matched: Mapping[int, str], roster: Sequence[Student],
+          config: Config, missing: str, times: Times | None = None, from_submission: bool = False,
           ) -> tuple[dict[int, Cell], dict[str, Cell], list[str], dict[str, str], dict[str, int]]:
     """``{roster index: Cell}`` for one assignment (``graded``), its late and undated students,
     the reasons for times not used and how many times came from each source."""
@@ -232,19 +232,17 @@ def cells(graded: Graded, matched: Mapping[int, str], roster: Sequence[Student],
     return found, late, undated, problems, sources
 
 
-#: The late-penalty record of a graded folder: ``{student: Cell as a dict, with "max_score"}``.
-LATE_NOTES = "late.json"
-
-
-def write_late_notes(folder: Path | str, late: Mapping[str, Cell], max_score: float) -> None:
-    """Record the late students of one export in ``folder/late.json`` (replacing the last)."""
+def write_late_notes(path: Path | str, late: Mapping[str, Cell], max_score: float) -> None:
+    """Record the late students of one export at ``path`` (:attr:`.out.OutFolder.late`,
+    replacing the last): ``{student: Cell as a dict, with "max_score"}``."""
     data = {s: {**dataclasses.asdict(c), "max_score": max_score} for s, c in sorted(late.items())}
-    write_text(Path(folder) / LATE_NOTES, json.dumps(data, indent=1, ensure_ascii=False))
+    write_text(path, json.dumps(data, indent=1, ensure_ascii=False))
 
 
-def read_late_notes(folder: Path | str) -> dict[str, dict[str, Any]]:
-    """``{student: late-penalty record}`` of the last export (empty when none, or unreadable)."""
-    path = Path(folder) / LATE_NOTES
+def read_late_notes(path: Path | str) -> dict[str, dict[str, Any]]:
+    """``{student: late-penalty record}`` of the last export, at ``path`` (empty when none, or
+    unreadable)."""
+    path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -8,15 +8,15 @@ task's maximum) and the reason, which the student reads in the feedback. Every r
 first (:func:`read_overrides`: a known student, an autograded task, points a number in range, a
 reason, no second row for the same student and task); one bad row and nothing is imported.
 
-The record is one file in the graded folder, ``OUT/overrides.csv`` (:data:`RECORD`; no other
-module spells its name): every override in force, with the import's four columns and then what
-it replaced (``autograded``, the points the tests earned) and the task's ``max_score``. An
-import adds its rows to the record (a row for the same student and task replaces the old one);
-``mlcourse grade`` and ``grade-merge`` into the folder keep it and apply it again to the new
-results (:func:`apply`), so an override survives a re-grade; a row that no longer fits (the
-student was not graded in this run, the task is gone, its maximum shrank) stays in the record
-and is named, never dropped. To withdraw an override, delete its row from the record and import
-the record itself (``mlcourse grade-import OUT OUT/overrides.csv``).
+The record is one file in the graded folder, ``OUT/overrides.csv`` (its path is
+:attr:`.out.OutFolder.overrides`): every override in force, with the import's four columns and
+then what it replaced (``autograded``, the points the tests earned) and the task's
+``max_score``. An import adds its rows to the record (a row for the same student and task
+replaces the old one); ``mlcourse grade`` and ``grade-merge`` into the folder keep it and apply
+it again to the new results (:func:`apply`), so an override survives a re-grade; a row that no
+longer fits (the student was not graded in this run, the task is gone, its maximum shrank)
+stays in the record and is named, never dropped. To withdraw an override, delete its row from
+the record and import the record itself (``mlcourse grade-import OUT OUT/overrides.csv``).
 
 Applied, an override is part of the student's result (:attr:`.results.GradeResult.overrides`):
 :meth:`~.results.GradeResult.task_score` returns its points, so ``grades.csv``,
@@ -36,8 +36,6 @@ from ..._files import atomic_open
 from ..text import clean_text, csv_text, from_csv_text, parse_points
 from .results import GradeResult, points
 
-#: The record of the overrides in force, in the graded folder.
-RECORD = "overrides.csv"
 #: The columns of an overrides CSV (the import's; the record begins with them too).
 COLUMNS = ("student_id", "task", "points", "reason")
 #: The record's columns: the import's, then the points the tests earned and the task's maximum.
@@ -182,12 +180,12 @@ def read_overrides(paths: Iterable[Path | str], students: Collection[str],
 # ------------------------------------------------------------------ the record
 
 
-def read_record(folder: Path | str) -> dict[tuple[str, str], Override]:
-    """The overrides in force in the graded folder (``folder/overrides.csv``; empty when there
-    is none). Raises :class:`OverridesCsvError` naming the line of a row that is not an
-    override (points not a number, no reason, the same student and task twice): the record is
-    edited by hand only to delete rows."""
-    path = Path(folder) / RECORD
+def read_record(path: Path | str) -> dict[tuple[str, str], Override]:
+    """The overrides in force, from the record at ``path`` (:attr:`.out.OutFolder.overrides`;
+    empty when there is none). Raises :class:`OverridesCsvError` naming the line of a row that
+    is not an override (points not a number, no reason, the same student and task twice): the
+    record is edited by hand only to delete rows."""
+    path = Path(path)
     if not path.is_file():
         return {}
     problems: list[str] = []
@@ -206,11 +204,11 @@ def read_record(folder: Path | str) -> dict[tuple[str, str], Override]:
     return found
 
 
-def write_record(folder: Path | str, record: Mapping[tuple[str, str], Override],
+def write_record(path: Path | str, record: Mapping[tuple[str, str], Override],
                  results: Mapping[str, GradeResult], maxima: Mapping[str, float]) -> Path:
-    """Write the record ``folder/overrides.csv`` (sorted by student and task), with the points
-    the tests earned where the student's result is at hand. Returns its path."""
-    path = Path(folder) / RECORD
+    """Write the record at ``path`` (sorted by student and task), with the points the tests
+    earned where the student's result is at hand. Returns its path."""
+    path = Path(path)
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(RECORD_COLUMNS)

@@ -13,12 +13,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .out import PROBES  # files of each kind a graded folder holds
+
 #: Seconds each git command may take (the check must never hold up grading).
 GIT_TIMEOUT = 5
-
-#: Files of the kinds a graded folder holds, asked about when the path is a folder.
-_PROBES = ("grades.csv", "feedback/student.html", "autograded/student/notebook.ipynb",
-           "gradebook.db")
 
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
@@ -54,7 +52,7 @@ def tracking_work_tree(path: Path | str) -> Path | None:
     # Files inside a folder: patterns such as "graded/" match folders only, and a folder that
     # does not exist yet is not known to be one; files of several kinds, since "*.csv" alone
     # leaves the feedback pages and notebook copies tracked.
-    probes = [path / name for name in _PROBES] if path.is_dir() or not path.suffix else [path]
+    probes = [path / name for name in PROBES] if path.is_dir() or not path.suffix else [path]
     relative = [probe.relative_to(tree).as_posix() for probe in probes]
     ignored = _git(tree, "check-ignore", "--", *relative)
     if ignored is None or ignored.returncode not in (0, 1):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .folder import Check, StudentRecord
+    from .model import Check, StudentRecord
 
 #: Failures that are not about the answer: key -> words on the report (the kind of the reason).
 CATEGORIES = {

@@ -424,15 +424,10 @@ def _read_item(sid, entry, choice, item):
     return Submission(sid, data, lms=entry, **when)
 
 
-def read_lms_entries(graded: Path | str) -> dict[str, dict[str, Any]]:
-    """``{graded id: who they were in the LMS's download}`` from ``graded/intake.json`` (empty
-    when the folder was graded from student folders, or has no readable intake.json)."""
-    import json
-
-    try:
-        data = json.loads((Path(graded) / "intake.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+def lms_entries(data: Any) -> dict[str, dict[str, Any]]:
+    """``{graded id: who they were in the LMS's download}`` from what ``grade`` recorded of the
+    intake (``OUT/intake.json`` as read by :meth:`.out.OutFolder.read_lms_entries`; empty when
+    the folder was graded from student folders)."""
     students = data.get("students") if isinstance(data, dict) else None
     return {str(s): e for s, e in students.items() if isinstance(e, dict)} \
         if isinstance(students, dict) else {}

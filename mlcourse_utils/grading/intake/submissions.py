@@ -20,15 +20,12 @@ from __future__ import annotations
 import dataclasses
 import errno
 import hashlib
-import json
 import os
 import stat
 import unicodedata
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..._files import write_text
 from ..text import clean_text, fold
 from .times import time_in_submission
 
@@ -106,13 +103,6 @@ class LmsEntry:
 def refused(student: str, reason: str) -> Submission:
     """A student's submission that is not graded, with the reason (a link, a folder name, ...)."""
     return Submission(student, refused=reason)
-
-
-def write_timestamps(out: Path | str, submissions: Mapping[str, Submission]) -> None:
-    """``out/timestamps.json``: ``{student: Submission.timestamp()}``, sorted (read by
-    ``mlcourse export``'s late policy, :mod:`.late`)."""
-    data = {s: sub.timestamp() for s, sub in sorted(submissions.items())}
-    write_text(Path(out) / "timestamps.json", json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def read_submitted_file(path: Path | str, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:

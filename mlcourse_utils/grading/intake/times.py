@@ -6,7 +6,7 @@ learning management system or the exchange (``student_id,submitted_at``, and an 
 column when several assignments are exported at once, :func:`read_times`). A time found inside a
 submission (nbgrader's ``timestamp.txt``, which the student's machine writes, or the notebook
 file's modification time, :func:`time_in_submission`) is recorded by ``mlcourse grade``
-(:func:`~.submissions.write_timestamps`, into ``OUT/timestamps.json``) but used only with
+(:meth:`.graded.out.OutFolder.write_timestamps`, into ``OUT/timestamps.json``) but used only with
 ``--times-from-submission``, for students the times file lacks. A time the LMS's own zip recorded
 (``mlcourse grade`` on a download) is the LMS's record (:data:`LMS_SOURCE`) and used like
 ``--times``. A time with an impossible UTC offset or year is that student's reason (no time, no
@@ -18,11 +18,9 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime as dt
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..._files import write_text
 from ..text import clean_text, fold
 
 
@@ -88,17 +86,6 @@ def time_in_submission(stamp: bytes | None, mtime: float | None) -> tuple[str | 
 
 #: The source of a time the LMS's own download records (trusted like ``--times``).
 LMS_SOURCE = "the LMS download"
-
-
-def merge_timestamps(outs: Iterable[Path | str], out: Path | str) -> None:
-    """Join the shards' ``timestamps.json`` files into ``out`` (``mlcourse grade-merge``)."""
-    data = {}
-    for folder in outs:
-        path = Path(folder) / "timestamps.json"
-        if path.is_file():
-            data.update(json.loads(path.read_text(encoding="utf-8")))
-    write_text(Path(out) / "timestamps.json",
-               json.dumps(dict(sorted(data.items())), indent=1, ensure_ascii=False))
 
 
 @dataclasses.dataclass

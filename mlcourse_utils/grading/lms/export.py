@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..._files import atomic_open
-from ..graded.folder import read_graded, shown
-from ..graded.late import Cell, read_config, write_late_notes
+from ..graded.folder import read_graded
+from ..graded.late import Cell, read_config
 from ..graded.late import cells as late_cells
-from ..graded.results import read_results
-from ..intake.collect import read_lms_entries
+from ..graded.model import shown
+from ..graded.out import OutFolder
 from ..intake.roster import match_roster, read_roster
 from ..intake.times import read_times
 from ..reports.feedback import regenerate_feedback
@@ -133,13 +133,13 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     for graded in assignments:
         clashes, refused = {}, {}
         matched, unmatched = match_roster(roster, graded.scores, clashes,
-                                          read_lms_entries(graded.folder), refused)
+                                          OutFolder(graded.folder).read_lms_entries(), refused)
         cells, late, undated, problems, sources = late_cells(
             graded, matched, roster, config, missing, times, times_from_submission)
         for i in clashes:  # one roster student, several submissions: none is exported
             cells[i] = Cell(None)
         column = lms.column(graded.name, config.assignments.get(graded.name, {}), options)
-        columns.append((column, graded.max_score))
+        columns.append((column, graded.total_max))
         grades.append(cells)
         report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
         report.refused[graded.name] = refused
@@ -149,7 +149,7 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
         report.ungraded[graded.name] = [g for g in graded.ungraded
                                         if g in graded.scores and g not in refused]
         report.late[graded.name] = late
-        write_late_notes(graded.folder, late, graded.max_score)
+        OutFolder(graded.folder).write_late(late, graded.total_max)
         report.undated[graded.name] = undated
         report.time_problems[graded.name] = problems
         report.time_sources[graded.name] = sources
@@ -231,8 +231,8 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
 
     lms = get(fmt, "--lms")
     graded = Path(graded)
-    results = read_results(graded)
-    known = {s: e for s, e in read_lms_entries(graded).items() if e.get("lms") == fmt}
+    results = OutFolder(graded).read_results()
+    known = {s: e for s, e in OutFolder(graded).read_lms_entries().items() if e.get("lms") == fmt}
     roster = read_roster(roster_path) if roster_path is not None else []
     lookup = {}
     for student in roster:
@@ -247,7 +247,7 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(out, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as archive:
         for student in sorted(results.results):
-            page = graded / "feedback" / f"{student}.html"
+            page = OutFolder(graded).feedback_page(student)
             entry = known.get(student) or lookup.get(fold(student))
             if entry is None:
                 left_out[student] = (f"not known to {fmt} (no {fmt} download entry and no "

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graded.folder import Check
+from ..graded.model import Check
 from .class_model import (
     BANDS,
     TOP_FIGURE,

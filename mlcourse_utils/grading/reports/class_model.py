@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..graded.folder import Check, GradedFolder
+from ..graded.model import Check, GradedFolder
 from ..graded.reasons import CATEGORIES
 
 #: Default share of the maximum below which an assignment counts against a student.

@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from ..._files import atomic_open, write_bytes, write_text
-from ..graded.folder import GradedFolderError, read_graded_folder
+from ..graded.folder import read_graded_folder
+from ..graded.model import GradedFolderError
+from ..graded.out import RESULTS
 from ..graded.reasons import CATEGORIES
 from ..text import csv_text
 from .class_figures import (
@@ -178,7 +180,7 @@ def write_report(report: ClassReport, out: Path | str, anonymous: bool = False) 
         report=report, sections=sections, overview=overview, anonymous=anonymous,
         categories=CATEGORIES, top_checks=TOP_CHECKS, feedback_link=feedback_link,
         nearly_all=NEARLY_ALL_FAIL, min_students=MIN_STUDENTS,
-        margin=SAME_RATE_MARGIN)
+        margin=SAME_RATE_MARGIN, results_file=RESULTS)
     write_text(out / "index.html", page)
     return out / "index.html"
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..graded.folder import GradedFolder, StudentRecord
+from ..graded.model import GradedFolder, StudentRecord
+from ..graded.out import TIMESTAMPS
 from ..graded.reasons import (
     NOT_IMPLEMENTED,
     NOT_RUN,
@@ -193,7 +194,7 @@ def _late(graded: GradedFolder, config: Any, config_note: str) -> Late:
         return Late(False, f"the due-date configuration has no due date for {graded.name}", [],
                     sources=dict(sources))
     if not graded.has_times:
-        return Late(False, "the folder has no timestamps.json (submission times are unknown)",
+        return Late(False, f"the folder has no {TIMESTAMPS} (submission times are unknown)",
                     [], sources=dict(sources))
     from ..intake.times import parse_timestamp
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..._files import write_text
-from ..graded.results import GradeResult, points, read_results
+from ..graded.out import FEEDBACK, OutFolder
+from ..graded.results import GradeResult, points
 
 if TYPE_CHECKING:
     from ..notebook import Assignment
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 def _template():
     import jinja2
 
-    from ..graded.folder import shown
+    from ..graded.model import shown
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parents[1] / "templates"),
@@ -53,7 +54,7 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
     the export writes. A task a teaching assistant overrode shows its points, the autograded
     points they replace and the reason.
     """
-    from ..graded.folder import student_total
+    from ..graded.model import student_total
 
     late = late if late and late.get("penalty", 0) > 0 else None
     given = manual or {}
@@ -71,8 +72,8 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
 #: nbgrader's ``generate_feedback`` writes ``feedback/<student>/<assignment>/...`` in its course
 #: folder; this file, written into every graded folder, sends it elsewhere so that ``feedback/``
 #: holds one format only (the pages of this module).
-NBGRADER_CONFIG = """\
-# Written by `mlcourse grade`. The feedback pages of this folder are mlcourse's (feedback/,
+NBGRADER_CONFIG = f"""\
+# Written by `mlcourse grade`. The feedback pages of this folder are mlcourse's ({FEEDBACK}/,
 # rebuilt with manual points by `mlcourse feedback`); nbgrader's own generate_feedback, if run
 # here, writes its different pages to nbgrader_feedback/ instead of mixing them in.
 c = get_config()  # noqa: F821
@@ -95,22 +96,21 @@ def regenerate_feedback(graded: Path | str, root: Path | str | None = None) -> R
     and comments of the answers graded by hand (from ``gradebook.db``), the overrides of
     ``results.json``, the late penalty of the last ``mlcourse export`` (``late.json``) and the
     one total they make."""
-    from ..graded.late import read_late_notes
     from ..notebook import load_assignment
     from .manual import read_manual_grades
 
-    graded = Path(graded)
-    results = read_results(graded)
+    out = OutFolder(graded)
+    results = out.read_results()
     assignment = load_assignment(results.name, root)
     manual = read_manual_grades(graded)
-    late = read_late_notes(graded)
-    folder = graded / "feedback"
+    late = out.read_late()
+    folder = out.feedback
     folder.mkdir(exist_ok=True)
     pages, complete, pending = [], 0, []
     for student, result in sorted(results.results.items()):
         if "/" in student or student in ("", ".", ".."):
             continue
-        path = folder / f"{student}.html"
+        path = out.feedback_page(student)
         cells = manual.get(student, {}) if assignment.manual else None
         write_feedback(result, assignment, path, cells, late.get(student))
         pages.append(path)

@@ -41,7 +41,7 @@ from typing import Any
 
 from ..._files import atomic_open, write_bytes, write_text
 from ..graded import gradebook, overrides
-from ..graded.results import read_results, write_csvs, write_results
+from ..graded.out import OutFolder
 from ..notebook import (
     Assignment,
     cell_source,
@@ -129,7 +129,7 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
     if not assignment.manual:
         return []
     out, parts = Path(out), Path(parts)
-    folder = out / "manual"
+    folder = OutFolder(out).manual
     folder.mkdir(parents=True, exist_ok=True)
     solution = Path(root) / "solutions" / assignment.name / assignment.notebook
     instructor = {grade_id(c): c for c in read_notebook_cells(solution.read_bytes())
@@ -165,16 +165,16 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
             assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
             rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
             mathjax_config="mathjax/config.js", mathjax=f"mathjax/{MATHJAX_FILE}",
-            csv_name=f"{gid}.csv", script=GRADING_SCRIPT, csv_text=csv_text)
-        with atomic_open(folder / f"{gid}.html", "w", encoding="utf-8") as fh:
+            csv_name=OutFolder(out).manual_csv(gid).name, script=GRADING_SCRIPT, csv_text=csv_text)
+        with atomic_open(OutFolder(out).manual_page(gid), "w", encoding="utf-8") as fh:
             for piece in stream:
                 fh.write(piece)
-        with atomic_open(folder / f"{gid}.csv", "w", newline="", encoding="utf-8") as fh:
+        with atomic_open(OutFolder(out).manual_csv(gid), "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(["student_id", "grade_id", "points", "comment"])
             for student in students:
                 w.writerow([csv_text(student), gid, "", ""])
-        written.append(folder / f"{gid}.html")
+        written.append(OutFolder(out).manual_page(gid))
     return written
 
 
@@ -280,17 +280,16 @@ def import_points(graded: Path | str, paths: Iterable[Path | str],
     from ..notebook import load_assignment
 
     graded = Path(graded)
-    results = read_results(graded)
-    db = graded / "gradebook.db"
+    results = OutFolder(graded).read_results()
+    db = OutFolder(graded).gradebook
     if not db.is_file():
         raise FilledCsvError(f"{db} does not exist: was {graded} written by `mlcourse grade`?")
     paths = list(paths)
     # The record itself, given after a row was deleted from it, is applied as it stands.
-    again = any(Path(p).resolve() == (graded / overrides.RECORD).resolve() for p in paths)
-    asked = [p for p in paths if _is_overrides(p)
-             and Path(p).resolve() != (graded / overrides.RECORD).resolve()]
-    filled = [p for p in paths if p not in asked
-              and Path(p).resolve() != (graded / overrides.RECORD).resolve()]
+    the_record = OutFolder(graded).overrides.resolve()
+    again = any(Path(p).resolve() == the_record for p in paths)
+    asked = [p for p in paths if _is_overrides(p) and Path(p).resolve() != the_record]
+    filled = [p for p in paths if p not in asked and Path(p).resolve() != the_record]
     problems = []
     try:
         manual, in_book = gradebook.manual_layout(db, results.name)
@@ -311,7 +310,7 @@ def import_points(graded: Path | str, paths: Iterable[Path | str],
         except overrides.OverridesCsvError as exc:
             problems.append(str(exc))
         try:
-            record = overrides.read_record(graded)
+            record = OutFolder(graded).read_record()
         except overrides.OverridesCsvError as exc:
             problems.append(str(exc))
         try:  # the grade files are written again from the source notebook's tasks
@@ -327,9 +326,9 @@ def import_points(graded: Path | str, paths: Iterable[Path | str],
         done.overrides, done.replaced = len(new), len(set(new) & set(record))
         done.unfit = overrides.apply(results.results, merged, maxima)
         done.in_force = len(merged) - len(done.unfit)
-        done.record = overrides.write_record(graded, merged, results.results, maxima)
-        write_results(results.results, assignment, graded, results.defences, results.run)
-        write_csvs(results.results, assignment, graded)
+        done.record = OutFolder(graded).write_record(merged, results.results, maxima)
+        OutFolder(graded).write_results(results.results, assignment, results.defences, results.run)
+        OutFolder(graded).write_csvs(results.results, assignment)
         gradebook.write_overrides(db, results.name, {
             s: overrides.cell_points(r) for s, r in results.results.items() if r.overrides})
     return done
@@ -352,13 +351,13 @@ def teaching_assistant_work(out: Path | str) -> list[str]:
     """What a teaching assistant wrote into the graded folder ``out`` that grading it again
     would replace: filled ``manual/*.csv`` files and manual points imported into
     ``gradebook.db`` (each in words; empty when there is none)."""
-    out = Path(out)
+    out = OutFolder(out)
     found = []
-    for path in sorted((out / "manual").glob("*.csv")):
+    for path in out.manual_csvs():
         rows = _filled_rows(path)
         if rows:
             found.append(f"{path} ({plural(rows, 'filled row')})")
-    db = out / "gradebook.db"
+    db = out.gradebook
     if db.is_file():
         grades = gradebook.imported_count(db)
         if grades:
@@ -372,13 +371,13 @@ def set_aside(out: Path | str) -> list[str]:
     ``out/kept/<UTC time>/``; return what was moved (in words). Nothing is deleted."""
     import datetime as dt
 
-    out = Path(out)
+    out = OutFolder(out)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    target = out / "kept" / stamp
+    target = out.kept / stamp
     moved = []
-    paths = [p for p in sorted((out / "manual").glob("*.csv")) if _filled_rows(p)]
-    if (out / "gradebook.db").is_file() and gradebook.imported_count(out / "gradebook.db"):
-        paths.append(out / "gradebook.db")
+    paths = [p for p in out.manual_csvs() if _filled_rows(p)]
+    if out.gradebook.is_file() and gradebook.imported_count(out.gradebook):
+        paths.append(out.gradebook)
     for path in paths:
         target.mkdir(parents=True, exist_ok=True)
         os.replace(path, target / path.name)
@@ -392,9 +391,8 @@ def set_aside(out: Path | str) -> list[str]:
 def read_manual_grades(graded: Path | str) -> dict[str, dict[str, tuple[float | None, str]]]:
     """``{student: {grade_id: (manual points or None, the TA's comment)}}`` from the graded
     folder's ``gradebook.db`` (what ``grade-import`` loaded); empty when there is none."""
-    graded = Path(graded)
-    results = read_results(graded)
-    db = graded / "gradebook.db"
+    results = OutFolder(graded).read_results()
+    db = OutFolder(graded).gradebook
     if not db.is_file():
         return {}
     return gradebook.manual_points(db, results.name, results.results)

@@ -145,28 +145,27 @@ def test_overrides_are_read_with_the_points_they_replace(tmp_path):
     assert alice.task_scores == {"fit": 2.0, "predict": 0.5} and alice.score == 2.5
 
 
-def test_the_one_total_by_hand(mle_assignment):
-    """A result with 30 autograded points of 48 (by share), one task overridden from its
-    autograded points to 1, the first manual answer graded 2 and the others not yet, 10 %
-    late: autograded 30 - auto(task) + 1, plus 2 by hand, times 0.9; out of 48 plus every
-    manual maximum. shown() rounds to two decimals, as the export writes."""
-    from mlcourse_utils.grading.graded.folder import shown, student_total
-    from mlcourse_utils.grading.graded.results import GradeResult
-    from mlcourse_utils.grading.graded.results import TestResult as Outcome
+def test_the_export_s_reading_gives_each_total_without_a_gradebook(tmp_path, mle_assignment):
+    """Without gradebook.db every manually graded cell is still to grade: alice's total is
+    her autograded points (all of them, written by hand as the sum of the tests' points) and
+    the maximum adds the source notebook's manual points; the times are the file's."""
+    import assignment_support as sup
+    from mlcourse_utils.grading.graded.folder import read_graded
+    from mlcourse_utils.grading.graded.out import OutFolder
+    from mlcourse_utils.grading.graded.results import GradeResult, TestResult
 
-    share = 30 / mle_assignment.max_score
-    result = GradeResult("alice", "mle", [Outcome(t.grade_id, t.task, t.points, t.points * share,
-                                                  t.description) for t in mle_assignment.tests])
-    task = mle_assignment.tasks[0]
-    result.overrides = {task: {"points": 1.0, "reason": "r"}}
-    (first, _), *rest = mle_assignment.manual
-    total = student_total(result, mle_assignment.manual, {first: (2.0, "")}, penalty=10.0)
-    autograded = 30 - mle_assignment.task_max(task) * share + 1
-    assert total.autograded == pytest.approx(autograded, rel=1e-12)
-    assert total.autograded_max == mle_assignment.max_score
-    assert (total.manual, total.pending, total.overridden) == (2.0, tuple(g for g, _ in rest),
-                                                               (task,))
-    assert total.max_score == mle_assignment.max_score + sum(p for _, p in mle_assignment.manual)
-    assert total.score == pytest.approx((autograded + 2) * 0.9, rel=1e-12)
-    assert shown(total.score) == f"{round((autograded + 2) * 0.9, 2):g}"
-    assert shown(38.40000001) == "38.4" and shown(12.0) == "12"
+    out = OutFolder(tmp_path / "g")
+    out.path.mkdir()
+    full = GradeResult("alice", "mle", [TestResult(t.grade_id, t.task, t.points, t.points,
+                                                   t.description) for t in mle_assignment.tests])
+    out.write_results({"alice": full}, mle_assignment)
+    (out.path / "timestamps.json").write_text('{"alice": {"submitted": true}}')
+    graded = read_graded(out.path, root=sup.ROOT)
+    autograded = sum(t.points for t in mle_assignment.tests)
+    assert graded.scores == {"alice": autograded}
+    assert graded.max_score == autograded
+    assert graded.total_max == autograded + sum(p for _, p in mle_assignment.manual)
+    assert graded.ungraded == (["alice"] if mle_assignment.manual else [])
+    assert graded.times == {"alice": {"submitted": True}}
+    with pytest.raises(ValueError, match="not a results file"):
+        read_graded(tmp_path / "nowhere", root=sup.ROOT)

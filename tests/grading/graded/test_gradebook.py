@@ -64,7 +64,8 @@ def book(tmp_path_factory, mle_assignment):
     source = sup.ROOT / "solutions" / "mle" / "mle.ipynb"
     scores = {"alice": {t.grade_id: t.points for t in mle_assignment.tests},
               "=x": {t.grade_id: t.points / 2 for t in mle_assignment.tests}}
-    book = gradebook.start(out, source, "mle", [g for g, _ in mle_assignment.manual])
+    book = gradebook.start(out / "gradebook.db", source, "mle",
+                           [g for g, _ in mle_assignment.manual])
     for student, grades in scores.items():
         book.write(student, grades)
     assert book.finish() is None
@@ -167,7 +168,7 @@ def test_gradebook_ids_are_safe_for_nbgrader_export():
 @pytest.mark.slow  # starts nbgrader (several seconds)
 def test_a_gradebook_process_that_stops_is_reported_at_finish_and_writing_to_it_never_raises(
         tmp_path):
-    book = gradebook.start(tmp_path, tmp_path / "no-such-source.ipynb", "mle")
+    book = gradebook.start(tmp_path / "gradebook.db", tmp_path / "no-such-source.ipynb", "mle")
     for n in range(200):  # more than a pipe holds once the process is gone
         book.write(f"s{n}", {"g": 1.0})
     error = book.finish()
@@ -180,7 +181,8 @@ def test_scores_written_one_by_one_keep_every_student_but_the_one_that_failed(
         tmp_path, mle_assignment):
     source = sup.ROOT / "solutions" / "mle" / "mle.ipynb"
     full = {t.grade_id: t.points for t in mle_assignment.tests}
-    book = gradebook.start(tmp_path, source, "mle", [g for g, _ in mle_assignment.manual])
+    book = gradebook.start(tmp_path / "gradebook.db", source, "mle",
+                           [g for g, _ in mle_assignment.manual])
     book.write("zed", full)
     book.write("bob", {"no-such-cell": 1.0})
     book.write("amy", {gid: 0.0 for gid in full})

@@ -11,7 +11,6 @@ import datetime as dt
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading.graded.folder import Graded
 from mlcourse_utils.grading.graded.late import (
     Cell,
     LatePolicy,
@@ -20,6 +19,7 @@ from mlcourse_utils.grading.graded.late import (
     read_late_notes,
     write_late_notes,
 )
+from mlcourse_utils.grading.graded.model import GradedFolder, Total
 from mlcourse_utils.grading.intake.roster import Student
 from mlcourse_utils.grading.intake.times import LMS_SOURCE
 
@@ -87,14 +87,16 @@ def test_cells_apply_the_penalty_to_the_points_earned(tmp_path):
     reason kept); the roster's third student has no graded folder."""
     config = _config(tmp_path, "[late_penalty]\npercent_per_day = 10\n"
                                "[assignments.mle]\ndue = 2026-03-02T23:59:00+00:00\n")
-    graded = Graded("mle", tmp_path, 10.0, {"alice": 8.0, "bob": 10.0, "carol": 0.0, "dave": 5.0},
-                    [], {"alice": {"submitted": True, "time": "2026-03-04T10:00:00+00:00",
-                                   "source": LMS_SOURCE},
-                         "bob": {"submitted": True, "time": "2026-03-02T10:00:00+00:00",
-                                 "source": LMS_SOURCE},
-                         "carol": {"submitted": False},
-                         "dave": {"submitted": True, "time": "2026-03-05T10:00+30:00",
-                                  "source": LMS_SOURCE}})
+    earned = {"alice": 8.0, "bob": 10.0, "carol": 0.0, "dave": 5.0}
+    graded = GradedFolder(
+        "mle", tmp_path, 10.0, totals={s: Total(p, 10.0) for s, p in earned.items()},
+        times={"alice": {"submitted": True, "time": "2026-03-04T10:00:00+00:00",
+                         "source": LMS_SOURCE},
+               "bob": {"submitted": True, "time": "2026-03-02T10:00:00+00:00",
+                       "source": LMS_SOURCE},
+               "carol": {"submitted": False},
+               "dave": {"submitted": True, "time": "2026-03-05T10:00+30:00",
+                        "source": LMS_SOURCE}})
     roster = [Student("A", "alice"), Student("B", "bob"), Student("C", "carol"),
               Student("D", "dave"), Student("E", "eve")]
     found, late, undated, problems, sources = cells(
@@ -109,13 +111,15 @@ def test_cells_apply_the_penalty_to_the_points_earned(tmp_path):
 
 def test_the_late_record_round_trips_and_a_broken_one_is_empty(tmp_path):
     cell = Cell(7.2, 8.0, 10.0, 1, "2026-03-03 10:00+01:00", "2026-03-02 23:59+01:00", "t.csv")
-    write_late_notes(tmp_path, {"alice": cell}, 10.0)
-    notes = read_late_notes(tmp_path)
+    path = tmp_path / "late.json"
+    write_late_notes(path, {"alice": cell}, 10.0)
+    notes = read_late_notes(path)
     assert notes == {"alice": {**cell.__dict__, "max_score": 10.0}}
-    write_late_notes(tmp_path, {}, 10.0)  # the next export: nobody late
-    assert read_late_notes(tmp_path) == {}
-    (tmp_path / "late.json").write_text("[not, json")
-    assert read_late_notes(tmp_path) == {}
+    write_late_notes(path, {}, 10.0)  # the next export: nobody late
+    assert read_late_notes(path) == {}
+    path.write_text("[not, json")
+    assert read_late_notes(path) == {}
+    assert read_late_notes(tmp_path / "none.json") == {}
 
 
 def test_the_documented_example_is_read_as_its_comments_say(capsys):

@@ -12,7 +12,8 @@ import csv
 import pytest
 
 from mlcourse_utils.grading.graded import overrides
-from mlcourse_utils.grading.graded.results import GradeResult, write_csvs
+from mlcourse_utils.grading.graded.out import OutFolder
+from mlcourse_utils.grading.graded.results import GradeResult
 from mlcourse_utils.grading.graded.results import TestResult as Outcome
 
 
@@ -131,7 +132,7 @@ def test_applied_overrides_give_the_tasks_points_in_the_grade_files(tmp_path, re
     assert alice.task_score(a) == 0 and alice.autograded_task_score(a) == maxima[a]
     assert alice.score == mle_assignment.max_score - maxima[a]
     assert cmd.task_score(b) == 1.5 and cmd.score == 1.5 and cmd.autograded_score == 0
-    write_csvs(results, mle_assignment, tmp_path)
+    OutFolder(tmp_path).write_csvs(results, mle_assignment)
     with open(tmp_path / "task_scores.csv", newline="") as fh:
         rows = {(r["student_id"], r["task"]): float(r["score"]) for r in csv.DictReader(fh)}
     assert rows[("alice", a)] == 0 and rows[("'=cmd", b)] == 1.5
@@ -153,8 +154,8 @@ def test_the_record_round_trips_and_keeps_what_no_longer_fits(tmp_path, results,
     record = {("alice", a): overrides.Override("alice", a, 1.0, "=not a formula, a reason"),
               ("=cmd", b): overrides.Override("=cmd", b, 1.5, "regrade, line 2\nof it"),
               ("gone", a): overrides.Override("gone", a, 1.0, "left the course")}
-    path = overrides.write_record(tmp_path, record, results, maxima)
-    assert path == tmp_path / overrides.RECORD
+    path = OutFolder(tmp_path).write_record(record, results, maxima)
+    assert path == tmp_path / "overrides.csv"
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == list(overrides.RECORD_COLUMNS)
@@ -163,7 +164,7 @@ def test_the_record_round_trips_and_keeps_what_no_longer_fits(tmp_path, results,
     assert by_key[("'=cmd", b)]["autograded"] == "0"
     assert by_key[("gone", a)]["autograded"] == ""  # not graded here
     assert by_key[("alice", a)]["reason"] == "'=not a formula, a reason"  # no formula
-    back = overrides.read_record(tmp_path)
+    back = OutFolder(tmp_path).read_record()
     assert {k: (o.points, o.reason) for k, o in back.items()} == {
         k: (o.points, o.reason) for k, o in record.items()}
     unfit = overrides.apply(results, back, {**maxima, b: 1.0})  # b's maximum is now 1
@@ -174,10 +175,11 @@ def test_the_record_round_trips_and_keeps_what_no_longer_fits(tmp_path, results,
 
 
 def test_a_broken_record_is_named_by_line(tmp_path):
-    _csv(tmp_path / overrides.RECORD, [["alice", "f", "1", "ok"], ["alice", "f", "2", "again"],
-                                       ["bob", "g", "x", "r"]])
+    _csv(tmp_path / "overrides.csv", [["alice", "f", "1", "ok"], ["alice", "f", "2", "again"],
+                                      ["bob", "g", "x", "r"]])
     with pytest.raises(overrides.OverridesCsvError) as error:
-        overrides.read_record(tmp_path)
+        OutFolder(tmp_path).read_record()
     assert "line 3: alice / f is in the record twice" in str(error.value)
     assert "line 4: points 'x' for bob / g are not a number" in str(error.value)
-    assert overrides.read_record(tmp_path / "nowhere") == {}
+    assert OutFolder(tmp_path / "nowhere").read_record() == {}
+    assert overrides.read_record(tmp_path / "nowhere.csv") == {}

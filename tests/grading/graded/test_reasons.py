@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlcourse_utils.grading.graded.folder import Check, Outcome, StudentRecord
+from mlcourse_utils.grading.graded.model import Check, Outcome, StudentRecord
 from mlcourse_utils.grading.graded.reasons import (
     CATEGORIES,
     NOT_IMPLEMENTED,

@@ -14,16 +14,11 @@ import zipfile
 
 import pytest
 
+from mlcourse_utils.grading.graded.out import OutFolder
 from mlcourse_utils.grading.intake.collect import collect
-from mlcourse_utils.grading.intake.submissions import (
-    Submission,
-    read_submission,
-    refused,
-    write_timestamps,
-)
+from mlcourse_utils.grading.intake.submissions import Submission, read_submission, refused
 from mlcourse_utils.grading.intake.times import (
     LMS_SOURCE,
-    merge_timestamps,
     parse_time,
     read_times,
     time_in_submission,
@@ -136,7 +131,7 @@ def test_timestamps_json_keeps_each_students_source_and_problem(tmp_path):
              **collect("mle", download, "mle.ipynb").found}
     out = tmp_path / "out"
     out.mkdir()
-    write_timestamps(out, found)
+    OutFolder(out).write_timestamps(found)
     data = json.loads((out / "timestamps.json").read_text())
     assert data["good"]["source"] == "file time" and data["good"]["submitted"] is True
     assert data["bad"]["time"] is None and "1970" in data["bad"]["problem"]
@@ -150,6 +145,6 @@ def test_timestamps_json_keeps_each_students_source_and_problem(tmp_path):
     (other / "timestamps.json").write_text(json.dumps({"aaa": {"submitted": False}}))
     merged = tmp_path / "merged"
     merged.mkdir()
-    merge_timestamps([out, other, tmp_path / "no-such-shard"], merged)
+    OutFolder(merged).merge_timestamps(map(OutFolder, [out, other, tmp_path / "no-such-shard"]))
     joined = json.loads((merged / "timestamps.json").read_text())
     assert list(joined) == sorted(["aaa", *data]) and joined["aaa"] == {"submitted": False}

@@ -19,10 +19,10 @@ import pytest
 import assignment_support as sup
 from mlcourse_utils import cli
 from mlcourse_utils.grading.engine.batch import write_intake
-from mlcourse_utils.grading.graded.late import Cell, write_late_notes
+from mlcourse_utils.grading.graded.late import Cell
+from mlcourse_utils.grading.graded.out import OutFolder
 from mlcourse_utils.grading.intake.collect import collect
 from mlcourse_utils.grading.intake.roster import Roster, read_roster
-from mlcourse_utils.grading.intake.submissions import write_timestamps
 from mlcourse_utils.grading.intake.times import LMS_SOURCE
 from mlcourse_utils.grading.lms import export
 from mlcourse_utils.grading.notebook import load_assignment
@@ -84,7 +84,7 @@ def test_a_late_penalty_section_survives_regenerated_feedback(tmp_path, write_gr
     graded = write_graded(tmp_path / "graded", {"alice": 1.0})
     cell = Cell(ASSIGNMENT.max_score * 0.9, ASSIGNMENT.max_score, 10.0, 1,
                 "2026-03-03 10:00+01:00", "2026-03-02 23:59+01:00", "times.csv")
-    write_late_notes(graded, {"alice": cell}, ASSIGNMENT.max_score)
+    OutFolder(graded).write_late({"alice": cell}, ASSIGNMENT.max_score)
     done = regenerate_feedback(graded, sup.ROOT)
     page = (graded / "feedback" / "alice.html").read_text()
     assert page.count("Late submission") == 1 and "10 %" in page
@@ -150,7 +150,7 @@ def _graded_from(write_graded, tmp_path, files, roster_text=None):
     graded = write_graded(tmp_path / "graded",
                           {s: 1.0 if sub.submitted else 0.0 for s, sub in intake.found.items()})
     write_intake(graded, intake, list(intake.found))
-    write_timestamps(graded, intake.found)
+    OutFolder(graded).write_timestamps(intake.found)
     return intake
 
 

@@ -22,9 +22,9 @@ import assignment_support as sup
 from mlcourse_utils import cli
 from mlcourse_utils.grading import lms
 from mlcourse_utils.grading.engine.batch import write_intake
+from mlcourse_utils.grading.graded.out import OutFolder
 from mlcourse_utils.grading.intake.collect import collect, layouts
 from mlcourse_utils.grading.intake.roster import Roster, read_roster
-from mlcourse_utils.grading.intake.submissions import write_timestamps
 from mlcourse_utils.grading.lms import export
 from mlcourse_utils.grading.lms.base import DownloadName, GradeTable, Lms, csv_cells, folded_words
 from mlcourse_utils.grading.notebook import load_assignment
@@ -124,7 +124,7 @@ def test_a_third_lms_is_read_graded_exported_and_chosen_on_the_command_line(
         "('Carol Chen'); 0 submitters not on the roster.")
     graded = write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5})
     write_intake(graded, intake, list(intake.found))
-    write_timestamps(graded, intake.found)
+    OutFolder(graded).write_timestamps(intake.found)
 
     status = cli.main(["export", str(graded), "--format", "blackboard", "--roster",
                        str(tmp_path / "roster.csv"), "--out", str(tmp_path / "bb.csv")])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mlcourse_utils.grading.graded.folder import Check, GradedFolder, Outcome, StudentRecord
+from mlcourse_utils.grading.graded.model import Check, GradedFolder, Outcome, StudentRecord
 from mlcourse_utils.grading.reports import class_figures as cf
 from mlcourse_utils.grading.reports.class_stats import assignment_report, build_report
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mlcourse_utils.grading.graded.folder import Check, GradedFolder
+from mlcourse_utils.grading.graded.model import Check, GradedFolder
 from mlcourse_utils.grading.reports.class_model import (
     AssignmentReport,
     CheckStats,

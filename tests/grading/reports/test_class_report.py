@@ -1,6 +1,6 @@
 """`mlcourse report`: the class report, on synthetic graded folders and on a class graded for real.
 
-The unit tests write graded folders with the grader's own writers (``results.write_csvs``,
+The unit tests write graded folders with the grader's own writers (``OutFolder.write_csvs``,
 ``write_results``, ``write_feedback``) for a small made-up assignment whose expected statistics
 are derived by hand in each test's docstring, or from scipy on the CSVs the test reads itself.
 The scenario test (slow) grades a small class built from ``tests/submissions`` with
@@ -34,8 +34,9 @@ from mlcourse_utils import cli
 from mlcourse_utils.grading import notebook
 from mlcourse_utils.grading.engine.session import DELEGATION
 from mlcourse_utils.grading.graded.folder import GradedFolderError, read_graded_folder
+from mlcourse_utils.grading.graded.out import OutFolder
 from mlcourse_utils.grading.graded.reasons import cell_stopped, classify_reason
-from mlcourse_utils.grading.graded.results import GradeResult, write_csvs, write_results
+from mlcourse_utils.grading.graded.results import GradeResult
 from mlcourse_utils.grading.graded.results import TestResult as Outcome
 from mlcourse_utils.grading.reports.class_report import make_report
 from mlcourse_utils.grading.reports.class_stats import build_report, pearson
@@ -81,8 +82,8 @@ def write_folder(folder, results, assignment=None, times=None, feedback=True):
     assignment = assignment or toy_assignment()
     folder = Path(folder)
     (folder / "feedback").mkdir(parents=True, exist_ok=True)
-    write_csvs(results, assignment, folder)
-    write_results(results, assignment, folder)
+    OutFolder(folder).write_csvs(results, assignment)
+    OutFolder(folder).write_results(results, assignment)
     if feedback:
         for student, r in results.items():
             write_feedback(r, assignment, folder / "feedback" / f"{student}.html")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from mlcourse_utils.grading.graded.folder import Check, GradedFolder, Outcome, StudentRecord
+from mlcourse_utils.grading.graded.model import Check, GradedFolder, Outcome, StudentRecord
 from mlcourse_utils.grading.reports import class_stats as cs
 from mlcourse_utils.grading.reports.class_model import ReportError
 from tolerances import few_ops

@@ -14,13 +14,9 @@ import re
 
 import pytest
 
-from mlcourse_utils.grading.graded.late import Cell, write_late_notes
-from mlcourse_utils.grading.graded.results import (
-    GradeResult,
-    read_results,
-    write_csvs,
-    write_results,
-)
+from mlcourse_utils.grading.graded.late import Cell
+from mlcourse_utils.grading.graded.out import OutFolder
+from mlcourse_utils.grading.graded.results import GradeResult
 from mlcourse_utils.grading.graded.results import TestResult as Outcome
 from mlcourse_utils.grading.reports.feedback import regenerate_feedback, write_feedback
 
@@ -36,7 +32,7 @@ def _result(assignment, student, share, **extra):
 def test_grade_files_hold_a_row_per_student_and_task(tmp_path, mle_assignment):
     results = {"=cmd": _result(mle_assignment, "=cmd", 0.0),
                "alice": _result(mle_assignment, "alice", 1.0)}
-    write_csvs(results, mle_assignment, tmp_path)
+    OutFolder(tmp_path).write_csvs(results, mle_assignment)
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     top = sum(t.points for t in mle_assignment.tests)
@@ -54,13 +50,14 @@ def test_grade_files_hold_a_row_per_student_and_task(tmp_path, mle_assignment):
 def test_results_json_round_trips_and_a_foreign_file_is_refused(tmp_path, mle_assignment):
     result = _result(mle_assignment, "bob", 0.5, cell_errors=[(3, "NameError")],
                      reasons={mle_assignment.tasks[0]: "not implemented"})
-    write_results({"bob": result}, mle_assignment, tmp_path, {"seccomp": True}, {"seconds": 2})
-    back = read_results(tmp_path)
+    OutFolder(tmp_path).write_results({"bob": result}, mle_assignment, {"seccomp": True},
+                                      {"seconds": 2})
+    back = OutFolder(tmp_path).read_results()
     assert back.name == "mle" and back.results == {"bob": result}
     assert back.defences == {"seccomp": True} and back.run == {"seconds": 2}
     (tmp_path / "results.json").write_text(json.dumps({"students": {}}))
     with pytest.raises(ValueError, match="not a results file"):
-        read_results(tmp_path)
+        OutFolder(tmp_path).read_results()
 
 
 class _Text(html.parser.HTMLParser):
@@ -120,10 +117,10 @@ def test_the_one_total_adds_manual_points_and_takes_the_penalty_of_all_points_ea
     """Half the autograded points (24 of 48), one manual answer graded (2 points), the other
     not yet; 10 % late. By hand: (24 + 2) * 0.9 = 23.4 out of 48 plus the manual maximum: the
     top of the page, the late section and the export's number (late.penalised on the same
-    points, folder.shown) agree, and no other total is stated (the manual section
+    points, model.shown) agree, and no other total is stated (the manual section
     gives its own points only)."""
-    from mlcourse_utils.grading.graded.folder import shown, student_total
     from mlcourse_utils.grading.graded.late import penalised
+    from mlcourse_utils.grading.graded.model import shown, student_total
 
     result = _result(mle_assignment, "carol", 0.5)
     (first, first_max), *rest = mle_assignment.manual
@@ -145,7 +142,7 @@ def test_regenerated_pages_take_the_late_record_and_name_foreign_files(
     graded = write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5})
     (graded / "feedback" / "notes.txt").write_text("a TA's file")
     top = mle_assignment.max_score
-    write_late_notes(graded, {"bob": Cell(top * 0.45, top * 0.5, 10.0, 1, "a", "b", "t")}, top)
+    OutFolder(graded).write_late({"bob": Cell(top * 0.45, top * 0.5, 10.0, 1, "a", "b", "t")}, top)
     done = regenerate_feedback(graded)
     assert [p.name for p in done.pages] == ["alice.html", "bob.html"]
     assert done.foreign == ["notes.txt"]

@@ -198,11 +198,13 @@ def test_a_teaching_assistants_work_is_found_and_moved_aside_not_deleted(tmp_pat
 
 def test_grade_merge_refuses_a_folder_with_a_teaching_assistants_work(tmp_path):
     from mlcourse_utils.grading.engine import batch
-    from mlcourse_utils.grading.graded.results import GradeResult, write_results
+    from mlcourse_utils.grading.graded.out import OutFolder
+    from mlcourse_utils.grading.graded.results import GradeResult
 
     shard = tmp_path / "shard"
     shard.mkdir()
-    write_results({"alice": GradeResult.zero("alice", ASSIGNMENT, "nothing")}, ASSIGNMENT, shard)
+    OutFolder(shard).write_results({"alice": GradeResult.zero("alice", ASSIGNMENT, "nothing")},
+                                   ASSIGNMENT)
     out = tmp_path / "graded"
     (out / "manual").mkdir(parents=True)
     filled = f"student_id,grade_id,points,comment\nalice,{GID},1,\n"
