@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .course import BUDGET_FACTOR, COURSE_ENV, DEFAULT_TIMEOUT
+from .course import BUDGET_FACTOR, COURSE_ENV, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -174,9 +174,9 @@ def _grade_options(p):
                    help="total time for one student: start-up, cells, tests and re-runs after "
                         f"crashes (default: what `mlcourse check` allows, {BUDGET_FACTOR} x "
                         "--timeout, plus one --timeout for reading the notebook)")
-    p.add_argument("--memory", type=int, default=4096, metavar="MB",
+    p.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                    help="memory limit of each student's sandbox, shared memory included "
-                        "(default 4096)")
+                        f"(default {DEFAULT_MEMORY_MB})")
     p.add_argument("--secret-file", default=None, metavar="PATH",
                    help="a file with the term's grading secret: hidden tests draw each student's "
                         "inputs from it (without it: the public development seed)")
@@ -192,6 +192,7 @@ def _grade_options(p):
 
 
 def _grade(batch, args):
+    from .grading.engine.options import GradingOptions
     from .grading.graded.out import FEEDBACK, GRADES, MANUAL, TASK_SCORES
 
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0) or args.memory <= 0 \
@@ -200,13 +201,12 @@ def _grade(batch, args):
     shard = batch.parse_shard(args.shard) if args.shard else None
     _warn_if_tracked(args.out, "the class's grades, feedback and submissions' copies")
     secret = batch.read_secret(args.secret_file) if args.secret_file else None
-    assignment, results = batch.grade_class(args.name, args.submissions, args.out, jobs=args.jobs,
-                                            timeout=args.timeout, memory_mb=args.memory,
-                                            student_timeout=args.student_timeout, shard=shard,
-                                            secret=secret,
-                                            require_isolation=args.require_isolation,
-                                            roster=args.roster, force=args.force,
-                                            verbose=args.verbose)
+    options = GradingOptions(timeout=args.timeout, student_timeout=args.student_timeout,
+                             memory_mb=args.memory, secret=secret, jobs=args.jobs, shard=shard,
+                             require_isolation=args.require_isolation, force=args.force,
+                             verbose=args.verbose)
+    assignment, results = batch.grade_class(args.name, args.submissions, args.out,
+                                            options=options, roster=args.roster)
     print(f"graded {plural(len(results), 'submission')} of {args.name} (max "
           f"{assignment.max_score:g} autograded points); wrote {args.out}/{GRADES}, "
           f"{TASK_SCORES} and {FEEDBACK}/"

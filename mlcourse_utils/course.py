@@ -48,6 +48,9 @@ DEFAULT_TIMEOUT = 120
 #: A whole run of `mlcourse check` (kernel start and every cell) may take this many limits; a
 #: student's grading takes more (:func:`mlcourse_utils.grading.engine.session.grading_budget`).
 BUDGET_FACTOR = 10
+#: Megabytes of memory one student's sandbox may use, shared memory included (``mlcourse grade
+#: --memory``).
+DEFAULT_MEMORY_MB = 4096
 
 #: The repository this package lives in (the course folder of an editable install).
 ROOT = Path(__file__).resolve().parents[1]

@@ -380,6 +380,34 @@ def test_build_ends_with_where_the_site_and_the_wheel_are(monkeypatch, tmp_path,
     assert "never publish" in capsys.readouterr().out
 
 
+def test_grade_builds_one_options_record_from_its_arguments(tmp_path):
+    """Every grading flag lands in the GradingOptions that grade_class receives (the roster
+    beside it, as an input); flags left out keep the record's defaults."""
+    from mlcourse_utils.grading.engine.batch import parse_shard
+    from mlcourse_utils.grading.engine.options import GradingOptions
+
+    calls = []
+
+    def grade_class(name, submissions, out, options, **inputs):
+        calls.append((name, submissions, out, options, inputs))
+        return argparse.Namespace(max_score=1, manual=[]), {}
+
+    batch = argparse.Namespace(grade_class=grade_class, parse_shard=parse_shard,
+                               read_secret=lambda path: b"s" * 32)
+    out = str(tmp_path / "graded")
+    cli._grade(batch, cli.make_parser().parse_args([
+        "grade", "mle", "subs", "--out", out, "--jobs", "3", "--timeout", "7",
+        "--student-timeout", "90", "--memory", "512", "--secret-file", "secret.txt",
+        "--shard", "2/5", "--require-isolation", "--force", "-v", "--roster", "r.csv"]))
+    cli._grade(batch, cli.make_parser().parse_args(["grade", "mle", "subs", "--out", out]))
+    (name, subs, where, chosen, inputs), (*_, default, _) = calls
+    assert (name, subs, where, inputs) == ("mle", "subs", out, {"roster": "r.csv"})
+    assert chosen == GradingOptions(timeout=7, student_timeout=90, memory_mb=512,
+                                    secret=b"s" * 32, jobs=3, shard=(2, 5),
+                                    require_isolation=True, force=True, verbose=True)
+    assert default == GradingOptions()
+
+
 @pytest.mark.skipif(not __import__("shutil").which("git"), reason="git is not installed")
 def test_grade_warns_before_writing_into_a_folder_git_would_track(tmp_path, capsys):
     """One line on stderr before grading starts (the grading itself is stubbed here)."""

@@ -202,6 +202,7 @@ _RUNTIME_EXPIT = ("def sigmoid(t):\n"
 
 
 def _grade(tmp_path, answers=None, extra=()):
+    from mlcourse_utils.grading.engine.options import GradingOptions
     from mlcourse_utils.grading.engine.session import grade_notebook
     from mlcourse_utils.grading.intake.submissions import read_submission
 
@@ -210,8 +211,8 @@ def _grade(tmp_path, answers=None, extra=()):
                              extra_cells=extra)
     path = sup.write_submission(tmp_path, "student", name, nb=nb)
     assignment = notebook.load_assignment(name, sup.ROOT)
-    return assignment, grade_notebook(assignment, read_submission(path), timeout=30,
-                                      memory_mb=2048)
+    return assignment, grade_notebook(assignment, read_submission(path),
+                                      GradingOptions(timeout=30, memory_mb=2048))
 
 
 @pytest.mark.slow

@@ -91,7 +91,7 @@ def test_three_shards_merged_equal_one_run(tmp_path, monkeypatch):
     proc = subprocess.run([sup.MLCOURSE, "grade-merge", *map(str, shards), "--out", str(again)],
                           capture_output=True, text=True, cwd=sup.ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "overrides: 1 of" in proc.stderr
+    assert "overrides: 1 override in" in proc.stderr
     grades, tasks = sup.read_scores(again)
     assert grades["release"][0] == 1.5 and tasks["release"][task][0] == 1.5
     page = (again / "feedback" / "release.html").read_text()

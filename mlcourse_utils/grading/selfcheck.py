@@ -323,67 +323,10 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
     result.rules = rule_lines(nb)
     if on_start is not None:
         on_start(result)
-
-    tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
-    outcomes = {}      # cell index -> its CellResult, as the run goes on
-    timed_out = {}     # task -> the test cell in which it ran out of time
-    skipped = {}       # cell index -> why it was not run (its function ran out of time)
-    ended = []         # set once the run has ended (its tests not run then are known)
-    broken = {}        # name -> why it is not defined (its cell has a syntax error or failed)
-    for index in syntax:
-        _mark_broken(broken, nb.cells[index], index, "has a syntax error (see above)")
-
-    def status(gid):
-        """The test's status, or None while its cell has not run yet."""
-        if gid in changed:
-            return TestStatus(gid, "changed", (
-                "this test cell was deleted; grading runs it anyway: copy it back from a fresh "
-                "download" if changed[gid] == "deleted" else
-                "this test cell was edited; grading runs the original, so its result here does "
-                "not count: undo the edit or copy the cell from a fresh download"))
-        if gid in hidden:
-            return TestStatus(gid, "hidden", "runs when graded")
-        index, cell = by_id[gid]
-        if not cell_source(cell).strip():  # an empty cell: nothing to fail
-            return TestStatus(gid, "passed")
-        if index in skipped:
-            return TestStatus(gid, "not run", skipped[index])
-        if index not in outcomes or (outcomes[index].status == "not run" and not ended):
-            return None  # (not run as the run stopped: reported after the problem that says so)
-        return _test_status(gid, outcomes[index], broken)
-
-    def report():
-        """Hand on every test whose status is now known, in order, up to the first unknown."""
-        while len(result.tests) < len(order):
-            found = status(order[len(result.tests)])
-            if found is None:
-                return
-            result.tests.append(found)
-            if on_test is not None:
-                on_test(found)
-
-    def skip(index, cell):
-        task = task_of(grade_id(cell) or "", tasks) if is_test_cell(cell) else None
-        if task in timed_out:
-            skipped[index] = (f"{task} ran out of time in {timed_out[task]}; its later tests "
-                              "are skipped, as in grading")
-            return skipped[index]
-        return None
-
-    def on_result(outcome):
-        outcomes[outcome.index] = outcome
-        cell = nb.cells[outcome.index]
-        if is_test_cell(cell):
-            task = task_of(grade_id(cell) or "", tasks)
-            if outcome.status == "timeout" and task is not None:
-                timed_out.setdefault(task, grade_id(cell))
-        elif outcome.index not in syntax and outcome.status not in ("ok", "not run"):
-            _mark_broken(broken, cell, outcome.index, "failed (see below)")
-        report()
-
-    report()  # the edited, deleted and hidden tests before the first cell runs
+    progress = _Progress(nb, result, by_id, changed, hidden, syntax, on_test)
+    progress.report()  # the edited, deleted and hidden tests before the first cell runs
     run = execute_notebook(nb, path.parent, timeout=limit, budget=budget, on_cell=on_cell,
-                           on_result=on_result, skip=skip)
+                           on_result=progress.on_result, skip=progress.skip)
     if run.stopped:
         where = f" in {_label(nb.cells[run.stopped_at], run.stopped_at)}" \
             if run.stopped_at is not None else ""
@@ -391,16 +334,96 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
                                "it did not run")
         if on_problem is not None:
             on_problem(result.problems[-1])
-    ended.append(True)
-    report()  # (every cell has a result by now)
+    progress.ended = True
+    progress.report()  # (every cell has a result by now)
+    result.other.extend(_other_failures(nb, run, syntax))
+    return result
+
+
+def _other_failures(nb: Any, run: Any, syntax: dict[int, str]) -> list[tuple[str, str]]:
+    """The cells other than tests that failed in the run (a syntax error is reported apart):
+    ``(label, message)`` each."""
+    found = []
     for index, cell in enumerate(nb.cells):
         outcome = run.result(index)
         if is_test_cell(cell) or index in syntax or outcome is None or \
                 outcome.status in ("ok", "not run"):
             continue
         message = _explain(outcome.error) if outcome.status == "error" else outcome.error
-        result.other.append((_label(cell, index), message))
-    return result
+        found.append((_label(cell, index), message))
+    return found
+
+
+class _Progress:
+    """What a check knows as its notebook runs: each cell's outcome, the tasks that ran out of
+    time (their later tests are skipped, as in grading), the names left undefined by a cell
+    that failed. It hands on each test's status in notebook order as soon as it is known."""
+
+    def __init__(self, nb: Any, result: CheckResult, by_id: dict[str, tuple[int, Any]],
+                 changed: dict[str, str], hidden: set[str], syntax: dict[int, str],
+                 on_test: Callable[[TestStatus], None] | None) -> None:
+        self.nb, self.result, self.by_id, self.on_test = nb, result, by_id, on_test
+        self.changed, self.hidden, self.syntax = changed, hidden, syntax
+        self.tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
+        self.outcomes = {}   # cell index -> its CellResult, as the run goes on
+        self.timed_out = {}  # task -> the test cell in which it ran out of time
+        self.skipped = {}    # cell index -> why it was not run (its function ran out of time)
+        self.ended = False   # set once the run has ended (its tests not run then are known)
+        self.broken = {}     # name -> why it is not defined (its cell has a syntax error or failed)
+        for index in syntax:
+            _mark_broken(self.broken, nb.cells[index], index, "has a syntax error (see above)")
+
+    def status(self, gid: str) -> TestStatus | None:
+        """The test's status, or None while its cell has not run yet."""
+        if gid in self.changed:
+            return TestStatus(gid, "changed", (
+                "this test cell was deleted; grading runs it anyway: copy it back from a fresh "
+                "download" if self.changed[gid] == "deleted" else
+                "this test cell was edited; grading runs the original, so its result here does "
+                "not count: undo the edit or copy the cell from a fresh download"))
+        if gid in self.hidden:
+            return TestStatus(gid, "hidden", "runs when graded")
+        index, cell = self.by_id[gid]
+        if not cell_source(cell).strip():  # an empty cell: nothing to fail
+            return TestStatus(gid, "passed")
+        if index in self.skipped:
+            return TestStatus(gid, "not run", self.skipped[index])
+        if index not in self.outcomes or (self.outcomes[index].status == "not run"
+                                          and not self.ended):
+            return None  # (not run as the run stopped: reported after the problem that says so)
+        return _test_status(gid, self.outcomes[index], self.broken)
+
+    def report(self) -> None:
+        """Hand on every test whose status is now known, in order, up to the first unknown."""
+        tests, order = self.result.tests, self.result.planned
+        while len(tests) < len(order):
+            found = self.status(order[len(tests)])
+            if found is None:
+                return
+            tests.append(found)
+            if self.on_test is not None:
+                self.on_test(found)
+
+    def skip(self, index: int, cell: Any) -> str | None:
+        """Why the cell is not run (a test of a task that ran out of time), or None."""
+        task = task_of(grade_id(cell) or "", self.tasks) if is_test_cell(cell) else None
+        if task in self.timed_out:
+            self.skipped[index] = (f"{task} ran out of time in {self.timed_out[task]}; its later "
+                                   "tests are skipped, as in grading")
+            return self.skipped[index]
+        return None
+
+    def on_result(self, outcome: Any) -> None:
+        """Record a cell's outcome as the run reports it, and hand on what is now known."""
+        self.outcomes[outcome.index] = outcome
+        cell = self.nb.cells[outcome.index]
+        if is_test_cell(cell):
+            task = task_of(grade_id(cell) or "", self.tasks)
+            if outcome.status == "timeout" and task is not None:
+                self.timed_out.setdefault(task, grade_id(cell))
+        elif outcome.index not in self.syntax and outcome.status not in ("ok", "not run"):
+            _mark_broken(self.broken, cell, outcome.index, "failed (see below)")
+        self.report()
 
 
 def _mark_broken(broken: dict[str, str], cell: Any, index: int, what: str) -> None:

@@ -40,6 +40,7 @@ from ..sandbox import channel, isolation
 from ..sandbox.requirements import check_dependencies
 from ..text import clean_text, plural
 from . import analysis
+from .options import DEFAULTS, GradingOptions
 from .session import check_setup, grade_notebook
 
 
@@ -148,16 +149,16 @@ def _copy_path(out, name, notebook, student):
     return OutFolder(out).autograded_copy(student, name, notebook)
 
 
-def _grade_one(assignment, submission, out, parts, failures, carried, **options):
+def _grade_one(assignment, submission, out, parts, failures, carried, options, hidden):
     """Grade one student, apply the teaching assistants' overrides of the folder's record to
     the result and write their feedback page (in the grading thread: the student's own time,
     not the class's). ``carried``: what the folder keeps across gradings (:class:`_Carried`)."""
     real = submission.submitted
     result = grade_notebook(
-        assignment, submission,
+        assignment, submission, options, hidden=hidden,
         copy_to=_copy_path(out, assignment.name, assignment.notebook, submission.student)
         if real else None,
-        manual_dir=parts if real and assignment.manual else None, **options)
+        manual_dir=parts if real and assignment.manual else None)
     if isolation.interrupted():
         return None  # (its sandbox was stopped under it: not a grade, nothing is written)
     overrides.apply_to(result, carried.record, _maxima(assignment))
@@ -228,28 +229,25 @@ def _write_feedback(result, assignment, out, failures, carried):
     result.seconds += time.monotonic() - start
 
 
-def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: int = 1,
-                timeout: float | None = None, memory_mb: int = 4096,
-                root: Path | str | None = None,
-                progress: bool = True, student_timeout: float | None = None,
-                shard: tuple[int, int] | None = None, secret: bytes | None = None,
-                require_isolation: bool = False, roster: Path | str | None = None,
-                force: bool = False, verbose: bool = False,
-                ) -> tuple[Assignment, dict[str, GradeResult]]:
+def grade_class(name: str, submissions: Path | str, out: Path | str,
+                options: GradingOptions = DEFAULTS, *, roster: Path | str | None = None,
+                root: Path | str | None = None) -> tuple[Assignment, dict[str, GradeResult]]:
     """Grade every student folder; write grades.csv, task_scores.csv and feedback/*.html.
 
-    One student can only cost itself: its grading has deadlines (``timeout`` per cell and per
-    test, default the assignment's limit) and a total budget (``student_timeout``, default
-    :func:`~.session.grading_budget`; it also covers reading the notebook and writing its
-    pages), its sandbox its own limits, and writing its feedback, gradebook copy,
-    manual-grading answer or submission time can fail only for it (the failure is reported; the
-    CSVs are always written).
-    With ``shard=(K, N)`` only the K-th of N deterministic slices of the class is graded;
-    :func:`merge_outputs` joins the N folders into what one run writes. ``secret`` (bytes, see
-    :func:`read_secret`) gives every student their own hidden-test inputs. The defences in
-    force are printed in a sentence (by name with ``verbose``) and recorded in
-    ``results.json``; with ``require_isolation`` a missing one raises :class:`IsolationError`
-    before any student is graded. While a student takes long, the progress line names them.
+    ``options`` (:class:`~.options.GradingOptions`, built once by the command line) says how.
+    One student can only cost itself: its grading has deadlines (``options.timeout`` per cell
+    and per test, default the assignment's limit) and a total budget
+    (``options.student_timeout``, default :func:`~.session.grading_budget`; it also covers
+    reading the notebook and writing its pages), its sandbox its own limits, and writing its
+    feedback, gradebook copy, manual-grading answer or submission time can fail only for it
+    (the failure is reported; the CSVs are always written).
+    With ``options.shard=(K, N)`` only the K-th of N deterministic slices of the class is
+    graded; :func:`merge_outputs` joins the N folders into what one run writes.
+    ``options.secret`` (bytes, see :func:`read_secret`) gives every student their own
+    hidden-test inputs. The defences in force are printed in a sentence (by name with
+    ``options.verbose``) and recorded in ``results.json``; with ``options.require_isolation`` a
+    missing one raises :class:`IsolationError` before any student is graded. While a student
+    takes long, the progress line names them.
 
     SUBMISSIONS is read by :func:`~.collect.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
@@ -257,10 +255,10 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     the roster (:meth:`.collect.Intake.summary`), what could not be matched is printed, and who
     each student is in the LMS goes to ``out/intake.json``. An output folder inside
     SUBMISSIONS is refused, and so is one holding a teaching assistant's work (filled
-    manual-grading CSVs, imported points) unless ``force`` (that work is then moved aside,
-    :func:`.manual.set_aside`, never deleted). The overrides of autograded tasks in the
+    manual-grading CSVs, imported points) unless ``options.force`` (that work is then moved
+    aside, :func:`.manual.set_aside`, never deleted). The overrides of autograded tasks in the
     folder's record (:mod:`.overrides`) are kept and applied to the new results; those that no
-    longer fit are named and stay in the record.
+    longer fit are named and stay in the record. ``root``: the course (default: found).
     """
     check_dependencies()
     root = Path(root) if root else find_course_root()
@@ -276,7 +274,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
         raise ValueError(f"SUBMISSIONS {submissions} is a file but not a zip; expected one of: "
                          f"{layouts()}")
     kept = manual.teaching_assistant_work(out)
-    if kept and not force:
+    if kept and not options.force:
         raise ValueError(f"{out} holds work of a teaching assistant that grading again would "
                          "replace: " + "; ".join(kept) + ". Grade into another folder, or pass "
                          "--force (that work is then moved aside, not deleted)")
@@ -285,9 +283,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
     intake = collect(name, submissions, assignment.notebook, people)
     with _sigterm_interrupts():
         return _grade_intake(name, assignment, root, submissions, out, intake, kept, carried,
-                             jobs=jobs, timeout=timeout, memory_mb=memory_mb, progress=progress,
-                             student_timeout=student_timeout, shard=shard, secret=secret,
-                             require_isolation=require_isolation, verbose=verbose)
+                             options)
 
 
 #: A student graded for longer than this (seconds) is named on the progress line.
@@ -320,75 +316,22 @@ def _running(started, student, grade, *args, **kwargs):
         started.pop(student, None)
 
 
-def _grade_intake(name, assignment, root, submissions, out, intake, kept, carried, *, jobs,
-                  timeout, memory_mb, progress, student_timeout, shard, secret, require_isolation,
-                  verbose=False):
-    from tqdm import tqdm
-
+def _grade_intake(name, assignment, root, submissions, out, intake, kept, carried, options):
+    """Grade the students of ``intake`` into ``out`` (:func:`grade_class`, after its checks):
+    say the defences, prepare the folder, grade the class, then write the class's files."""
     hidden = sorted({root.resolve(), submissions, out})
-    analysis.warm_up()  # (its imports run while the defences are probed)
-    threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
-    found = channel.defences(min(memory_mb, 1024), hidden, assignment.preload)
-    for line in describe_defences(found, verbose):
-        print(line, file=sys.stderr)
-    if require_isolation and not all(found.values()):
-        missing = [k for k, ok in found.items() if not ok]
-        raise IsolationError(f"--require-isolation: {', '.join(missing)} not in force on this "
-                             "machine; nothing was graded (see docs/grading-security.md, "
-                             "'What each defence needs')")
-    out.mkdir(parents=True, exist_ok=True)
-    if kept:
-        for line in manual.set_aside(out):
-            print(f"--force: {line}", file=sys.stderr)
-    OutFolder(out).feedback.mkdir(exist_ok=True)
-    if not OutFolder(out).nbgrader_config.exists():  # nbgrader's feedback goes elsewhere
-        write_text(OutFolder(out).nbgrader_config, NBGRADER_CONFIG)
-    students = intake.found
-    print(intake.summary(assignment.notebook), file=sys.stderr)
-    for line in intake.unmatched:
-        print(f"not graded or not matched: {line}", file=sys.stderr)
-    if shard is not None:
-        students = {s: p for s, p in students.items() if in_shard(s, shard)}
+    found = _probe_defences(assignment, hidden, options)
+    _prepare_out(out, kept)
+    students = _students(intake, assignment, options.shard)
     book = gradebook.start(OutFolder(out).gradebook, root / "solutions" / name /
                            assignment.notebook, name, [gid for gid, _ in assignment.manual])
-    results, failures = {}, []
+    failures = []
     baseline = _peak_memory_mb()
     watch = _StallWatch()
     watch.start()
-    options = dict(timeout=timeout, memory_mb=memory_mb, hidden=hidden,
-                   student_timeout=student_timeout, secret=secret)
-    started: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts, \
-            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {
-            pool.submit(_running, started, student, _grade_one, assignment, submission, out,
-                        Path(parts) / str(n), failures, carried, **options): student
-            for n, (student, submission) in enumerate(students.items())
-        }
-        bar = tqdm(total=len(futures), desc=f"grading {name}", unit="student",
-                   disable=not progress, file=sys.stderr)
-        note = ""
-
-        def tick():  # who is taking long, by name
-            nonlocal note
-            now = waiting_on(started, time.monotonic())
-            if now != note:
-                note = now
-                bar.set_postfix_str(note)
-
-        for fut in _completed(futures, tick):
-            student = futures[fut]
-            try:
-                results[student] = fut.result()
-            except Exception as exc:  # noqa: BLE001 (a grader bug must not stop the class)
-                results[student] = GradeResult.zero(
-                    student, assignment,
-                    f"internal grader error: {type(exc).__name__}: {clean_text(str(exc), 300)}")
-                overrides.apply_to(results[student], carried.record, _maxima(assignment))
-                _write_feedback(results[student], assignment, out, failures, carried)
-            _to_gradebook(book, results[student])  # written while the others are graded
-            bar.update(1)
-        bar.close()
+    with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
+        results = _grade_students(assignment, students, out, parts, failures, carried, book,
+                                  options, hidden)
         book.done()  # it closes the gradebook while the class's files are written
         _keep_overrides(out, carried.record, results, assignment)
         OutFolder(out).write_csvs(results, assignment)
@@ -411,6 +354,87 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
+
+
+def _probe_defences(assignment, hidden, options):
+    """Which sandbox defences this machine has (probed while the grader warms up), said on
+    stderr; :class:`IsolationError` when one is missing and ``options.require_isolation``."""
+    analysis.warm_up()  # (its imports run while the defences are probed)
+    threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
+    found = channel.defences(min(options.memory_mb, 1024), hidden, assignment.preload)
+    for line in describe_defences(found, options.verbose):
+        print(line, file=sys.stderr)
+    if options.require_isolation and not all(found.values()):
+        missing = [k for k, ok in found.items() if not ok]
+        raise IsolationError(f"--require-isolation: {', '.join(missing)} not in force on this "
+                             "machine; nothing was graded (see docs/grading-security.md, "
+                             "'What each defence needs')")
+    return found
+
+
+def _prepare_out(out, kept):
+    """Make the output folder, with the teaching assistant's work ``kept`` in it moved aside."""
+    out.mkdir(parents=True, exist_ok=True)
+    if kept:
+        for line in manual.set_aside(out):
+            print(f"--force: {line}", file=sys.stderr)
+    folder = OutFolder(out)
+    folder.feedback.mkdir(exist_ok=True)
+    if not folder.nbgrader_config.exists():  # nbgrader's feedback goes elsewhere
+        write_text(folder.nbgrader_config, NBGRADER_CONFIG)
+
+
+def _students(intake, assignment, shard):
+    """The submissions to grade (those of ``shard`` only, when given), after saying how the
+    intake met the roster and what it could not match."""
+    students = intake.found
+    print(intake.summary(assignment.notebook), file=sys.stderr)
+    for line in intake.unmatched:
+        print(f"not graded or not matched: {line}", file=sys.stderr)
+    if shard is not None:
+        students = {s: p for s, p in students.items() if in_shard(s, shard)}
+    return students
+
+
+def _grade_students(assignment, students, out, parts, failures, carried, book, options, hidden):
+    """Grade ``students`` in parallel (``options.jobs`` at once) under a progress line that
+    names who takes long; each result goes to the gradebook as it comes. A grader bug costs
+    only its student (zero, with the error as the reason)."""
+    from tqdm import tqdm
+
+    results = {}
+    started: dict[str, float] = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        futures = {
+            pool.submit(_running, started, student, _grade_one, assignment, submission, out,
+                        Path(parts) / str(n), failures, carried, options, hidden): student
+            for n, (student, submission) in enumerate(students.items())
+        }
+        bar = tqdm(total=len(futures), desc=f"grading {assignment.name}", unit="student",
+                   disable=not options.progress, file=sys.stderr)
+        note = ""
+
+        def tick():  # who is taking long, by name
+            nonlocal note
+            now = waiting_on(started, time.monotonic())
+            if now != note:
+                note = now
+                bar.set_postfix_str(note)
+
+        for fut in _completed(futures, tick):
+            student = futures[fut]
+            try:
+                results[student] = fut.result()
+            except Exception as exc:  # noqa: BLE001 (a grader bug must not stop the class)
+                results[student] = GradeResult.zero(
+                    student, assignment,
+                    f"internal grader error: {type(exc).__name__}: {clean_text(str(exc), 300)}")
+                overrides.apply_to(results[student], carried.record, _maxima(assignment))
+                _write_feedback(results[student], assignment, out, failures, carried)
+            _to_gradebook(book, results[student])  # written while the others are graded
+            bar.update(1)
+        bar.close()
+    return results
 
 
 def _warm_up_grader(assignment):
@@ -479,21 +503,7 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     """
     check_dependencies()
     root = Path(root) if root else find_course_root()
-    results, name, defences = {}, None, {}
-    for folder in outs:
-        data = OutFolder(folder).read_results()
-        if name is not None and data.name != name:
-            raise ValueError(f"{folder} holds {data.name!r}, the others {name!r}")
-        name = data.name
-        twice = set(results) & set(data.results)
-        if twice:
-            raise ValueError(f"{folder} grades {sorted(twice)[0]!r} again: are these shards of "
-                             "one class?")
-        results.update(data.results)
-        for key, held in data.defences.items():
-            defences[key] = defences.get(key, True) and held
-    if name is None:
-        raise ValueError("grade-merge needs at least one folder")
+    name, results, defences = _read_shards(outs)
     assignment = load_assignment(name, root)
     out = Path(out).resolve()
     kept = manual.teaching_assistant_work(out)
@@ -530,18 +540,46 @@ def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str 
     OutFolder(out).merge_timestamps(OutFolder(folder) for folder in outs)
     _merge_intake(outs, out)
     if assignment.manual:
-        copies = {}
-        for student, result in results.items():
-            copy = _copy_path(out, name, assignment.notebook, student)  # the grader's own copy
-            copies[student] = Submission(student, copy.read_bytes()) if copy.is_file() else \
-                refused(student, result.refused or "the notebook could not be read")
-        with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
-            failed = analysis.manual_fragments(assignment, copies, Path(parts))
-            manual.write_bundle(out, assignment, list(copies), root, parts, failed)
+        _merge_manual(out, assignment, results, root)
     _finish_gradebook(book)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
+
+
+def _read_shards(outs):
+    """The assignment's name, the joined results and the defences in force in every shard of
+    the folders ``outs``; ValueError when they are not shards of one class."""
+    results, name, defences = {}, None, {}
+    for folder in outs:
+        data = OutFolder(folder).read_results()
+        if name is not None and data.name != name:
+            raise ValueError(f"{folder} holds {data.name!r}, the others {name!r}")
+        name = data.name
+        twice = set(results) & set(data.results)
+        if twice:
+            raise ValueError(f"{folder} grades {sorted(twice)[0]!r} again: are these shards of "
+                             "one class?")
+        results.update(data.results)
+        for key, held in data.defences.items():
+            defences[key] = defences.get(key, True) and held
+    if name is None:
+        raise ValueError("grade-merge needs at least one folder")
+    return name, results, defences
+
+
+def _merge_manual(out, assignment, results, root):
+    """The manual-grading pages of the joined class, made again from the grader's copies of
+    the notebooks in ``out`` (a student without one: the reason it was refused)."""
+    copies = {}
+    for student, result in results.items():
+        # the grader's own copy
+        copy = _copy_path(out, assignment.name, assignment.notebook, student)
+        copies[student] = Submission(student, copy.read_bytes()) if copy.is_file() else \
+            refused(student, result.refused or "the notebook could not be read")
+    with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
+        failed = analysis.manual_fragments(assignment, copies, Path(parts))
+        manual.write_bundle(out, assignment, list(copies), root, parts, failed)
 
 
 def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> None:

@@ -10,6 +10,7 @@ limit and a total budget per student.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..sandbox.channel import Sandbox
 from ..selfcheck import is_emptied_hidden_test
 from ..text import clean_text
 from .analysis import AnalysisError, analyse, render_pages
+from .options import DEFAULTS, GradingOptions
 
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
               "write the function yourself")
@@ -45,25 +47,24 @@ class _Fatal(Exception):
 class _Session:
     """A student's sandbox with restart-on-failure, per-request deadlines and a total budget.
 
-    Every request gets the earlier of two deadlines: ``timeout`` from now (per cell, per test
-    cell) and the end of the student's budget (``student_timeout`` from the session's start),
-    which covers starting the process, running the cells, running the tests and re-running
-    cells after restarts. Once the budget is spent, every request fails at once with kind
-    ``"budget"``.
+    Every request gets the earlier of two deadlines: ``limits.timeout`` from now (per cell,
+    per test cell) and the end of the student's budget (``limits.student_timeout`` from the
+    session's start), which covers starting the process, running the cells, running the tests
+    and re-running cells after restarts. Once the budget is spent, every request fails at once
+    with kind ``"budget"``. ``limits``: the run's options with both limits decided
+    (:func:`_limits`); ``hidden``: the folders the sandbox must not see.
     """
 
-    def __init__(self, cells, hidden, memory_mb, timeout, student_timeout, max_restarts=4,
-                 start=None, watch=(), preload=()):
+    def __init__(self, cells, limits: GradingOptions, hidden, max_restarts=4, start=None,
+                 watch=(), preload=()):
         self.preload = list(preload)  # Assignment.preload, for a prepared image
         self.cells = cells  # list of (index, source, task or None)
         self.watch = sorted(set(watch))  # forbidden calls, watched in the sandbox
         self.forbidden = {}  # task -> the watched calls it made (reported by the sandbox)
         self.monitor = set()  # what touched the watch on forbidden calls
         self.hidden = hidden
-        self.memory_mb = memory_mb
-        self.timeout = timeout
-        self.student_timeout = student_timeout
-        self.budget_end = (start or time.monotonic()) + self.student_timeout
+        self.limits = limits
+        self.budget_end = (start or time.monotonic()) + limits.student_timeout
         self.max_restarts = max_restarts
         self.restarts = -1
         self.skip = set()
@@ -113,12 +114,13 @@ class _Session:
             self.restarts += 1
             if self.restarts > self.max_restarts:
                 raise SandboxError("died", "the notebook's process failed too many times")
-            box = Sandbox(hidden=self.hidden, memory_mb=self.memory_mb,
-                          startup_timeout=max(self.timeout, 30), preload=self.preload)
+            box = Sandbox(hidden=self.hidden, memory_mb=self.limits.memory_mb,
+                          startup_timeout=max(self.limits.timeout, 30), preload=self.preload)
             try:
                 self.sandbox = box.start(deadline=self.budget_end)
                 if self.watch:  # before any cell: the student's code must not run unwatched
-                    self.sandbox.monitor(self.watch, max(self.timeout, 30), self.budget_end)
+                    self.sandbox.monitor(self.watch, max(self.limits.timeout, 30),
+                                         self.budget_end)
             except SandboxError as exc:
                 self.outputs.append(box.output())
                 box.kill()
@@ -127,7 +129,8 @@ class _Session:
                 if index in self.skip:
                     continue
                 try:
-                    error, warns = self.sandbox.exec_cell(source, self.timeout, self.budget_end)
+                    error, warns = self.sandbox.exec_cell(source, self.limits.timeout,
+                                                          self.budget_end)
                 except SandboxError as exc:
                     exc = self._budget_kind(exc)
                     self._collect_output()
@@ -154,7 +157,7 @@ class _Session:
         if restarting:
             # Starting the process and replaying the cells had their own limits (per cell, and
             # the student's budget); the test's time starts now, not before the restart.
-            self.deadline = time.monotonic() + self.timeout
+            self.deadline = time.monotonic() + self.limits.timeout
         deadline = min(self.deadline, self.budget_end)
         left = deadline - time.monotonic()
         if left <= 0:
@@ -188,15 +191,16 @@ class _Session:
 
 
 def _sandbox_reason(exc, session):
+    limits = session.limits
     if exc.kind == "timeout":
-        return f"timed out after {session.timeout:g} s (the time limit per cell and per test)"
+        return f"timed out after {limits.timeout:g} s (the time limit per cell and per test)"
     if exc.kind == "budget":
-        return (f"the notebook used up its total grading time of {session.student_timeout:g} s "
+        return (f"the notebook used up its total grading time of {limits.student_timeout:g} s "
                 "(cells, tests and re-runs after crashes); the remaining tests were not run")
     if exc.kind == "memory":
         return f"the notebook's process {exc}"
     if exc.kind == "died":
-        hint = (f"; it may have exceeded the memory limit of {session.memory_mb} MB"
+        hint = (f"; it may have exceeded the memory limit of {limits.memory_mb} MB"
                 if "signal" in str(exc) else "")
         return f"the notebook's process died: it {exc}{hint}"
     return f"grading of this task stopped: {exc}"
@@ -213,7 +217,7 @@ class _StudentFunction:
         except RemoteError as exc:
             if exc.exc_type == "MemoryError":
                 exc.message = (exc.message + " " if exc.message else "") + \
-                    f"(memory limit {self._session.memory_mb} MB)"
+                    f"(memory limit {self._session.limits.memory_mb} MB)"
             raise
 
 
@@ -318,117 +322,146 @@ def _run_order(assignment: Assignment) -> list[Any]:
     return sorted(assignment.tests, key=lambda t: t.grade_id in hidden_only)
 
 
-def grade_notebook(assignment: Assignment, submission: Submission, *,
-                   timeout: float | None = None, memory_mb: int = 4096,
-                   hidden: Collection[Path | str] = (), student_timeout: float | None = None,
-                   secret: bytes | None = None, copy_to: Path | str | None = None,
-                   manual_dir: Path | str | None = None,
-                   watch: Collection[str] = ()) -> GradeResult:
+def _limits(assignment: Assignment, options: GradingOptions) -> GradingOptions:
+    """``options`` with both limits decided: the time of one cell and one test (default the
+    assignment's) and the student's budget (default :func:`grading_budget`)."""
+    timeout = assignment.timeout if options.timeout is None else options.timeout
+    return dataclasses.replace(options, timeout=timeout, student_timeout=options.student_timeout
+                               or grading_budget(assignment, timeout))
+
+
+def grade_notebook(assignment: Assignment, submission: Submission,
+                   options: GradingOptions = DEFAULTS, *, hidden: Collection[Path | str] = (),
+                   copy_to: Path | str | None = None,
+                   manual_dir: Path | str | None = None) -> GradeResult:
     """Grade one student's submission (read once, :mod:`.submissions`); never raises for a bad
     one. A submission without a notebook (nothing submitted, or refused) earns zero with its
     reason.
-    ``timeout`` is the limit of one cell and one test in seconds (default: the assignment's,
-    :attr:`~.notebook.Assignment.timeout`).
-    ``student_timeout`` is the student's total budget in seconds (default
+    ``options`` (:class:`~.options.GradingOptions`) gives the limits: ``timeout``, of one cell
+    and one test in seconds (default: the assignment's, :attr:`~.notebook.Assignment.timeout`);
+    ``student_timeout``, the student's total budget in seconds (default
     :func:`grading_budget`): it starts now and covers reading the notebook
-    (:func:`~.analysis.analyse`; ``watch``: more qualified names whose use it reports per
-    cell, :attr:`~.analysis.Analysis.uses`), writing the formgrader copy ``copy_to`` and the
-    rendered manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells
-    and its tests. ``secret`` (bytes)
-    seeds the hidden tests' random inputs together with the student id
-    (:func:`~.checks.hidden_rng`); None: the development seed. It never leaves this process.
+    (:func:`~.analysis.analyse`), writing the formgrader copy ``copy_to`` and the rendered
+    manual answers into ``manual_dir`` (:func:`~.analysis.render_pages`), its cells and its
+    tests; ``memory_mb``, the sandbox's. ``secret`` (bytes) seeds the hidden tests' random
+    inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
+    seed. It never leaves this process. ``hidden``: folders the sandbox must not see.
     """
     start = time.monotonic()
-    student = submission.student
-    result = GradeResult(student, assignment.name)
-    timeout = assignment.timeout if timeout is None else timeout
-    budget = student_timeout or grading_budget(assignment, timeout)
-
-    def zero_all(reason):
-        zero = GradeResult.zero(student, assignment, reason)
-        zero.notes = result.notes
-        zero.seconds = time.monotonic() - start
-        return zero.bound()
-
+    result = GradeResult(submission.student, assignment.name)
+    limits = _limits(assignment, options)
     if submission.data is None:
-        return zero_all(submission.reason)
+        return _zero(result, assignment, submission.reason, start)
     forbidden = {t: names for t, names in assignment.forbidden.items() if names}
     watched = sorted({n for names in forbidden.values() for n in names})
+    deadline = start + limits.student_timeout
     try:
-        found = analyse(submission.data, assignment, timeout=timeout, deadline=start + budget,
-                        watch=[*watch, *watched])
+        found = analyse(submission.data, assignment, timeout=limits.timeout, deadline=deadline,
+                        watch=watched)
     except AnalysisError as exc:
-        return zero_all(clean_text(str(exc), 500))
+        return _zero(result, assignment, clean_text(str(exc), 500), start)
     result.notes.extend(found.notes)
     if copy_to or manual_dir:  # a failure here costs only these pages, never points
-        problem = render_pages(submission.data, assignment, timeout=timeout,
-                               deadline=start + budget, copy_to=copy_to, manual_dir=manual_dir)
+        problem = render_pages(submission.data, assignment, timeout=limits.timeout,
+                               deadline=deadline, copy_to=copy_to, manual_dir=manual_dir)
         if problem:
             result.notes.append("your notebook's copy for the teaching assistants (written "
                                 f"answers, formgrader) could not be made in full: {problem}")
-    cells, delegated = found.cells, found.delegated
-    session = _Session(cells, hidden, memory_mb, timeout, budget, start=start, watch=watched,
+    session = _Session(found.cells, limits, hidden, start=start, watch=watched,
                        preload=assignment.preload)
-    failed_fatally = {}
-    spent = None  # the reason, once the student's total budget is used up
     try:
         try:
             session.ensure()
         except SandboxError as exc:
-            return zero_all(_sandbox_reason(exc, session))
-        # The results stay in notebook order; the tests run visible ones first (_run_order).
-        result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
-                        for t in assignment.tests]
-        by_id = {tr.grade_id: tr for tr in result.tests}
-        for test in _run_order(assignment):
-            tr = by_id[test.grade_id]
-            if test.task in delegated or test.task in session.delegated:
-                result.reasons[test.task] = DELEGATION
-                continue
-            if spent:
-                tr.message = spent
-                result.reasons.setdefault(test.task, spent)
-                continue
-            if test.task in failed_fatally:
-                tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
-                continue
-            namespace = {"__name__": "__mlcourse_test__"}
-            for source in assignment.setup:
-                exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
-            for task in assignment.tasks:
-                namespace[task] = _StudentFunction(session, task)
-            session.current_task = test.task
-            session.warnings = []
-            session.deadline = time.monotonic() + timeout
-            try:
-                with np.errstate(all="ignore"), hidden_inputs(secret, student):
-                    exec(compile_cell(test.source, f"<{test.grade_id}>"), namespace)
-                tr.earned = test.points
-            except _Fatal as exc:
-                tr.message = _sandbox_reason(exc.error, session)
-                failed_fatally[test.task] = tr.message
-                result.reasons[test.task] = tr.message
-                if exc.error.kind == "budget":
-                    spent = tr.message
-            except AssertionError as exc:
-                tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
-            except RemoteError as exc:
-                tr.message = f"your function raised {exc.exc_type}: {exc.message}"
-            except Exception as exc:  # noqa: BLE001
-                tr.message = ("the result could not be checked "
-                              f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
-            tr.warnings = sorted(set(session.warnings))[:10]
-            if test.task in session.delegated:
-                result.reasons[test.task] = DELEGATION
-        # A delegation seen late (e.g. in a later call) still voids the whole task.
-        for tr in result.tests:
-            if tr.task in session.delegated or tr.task in delegated:
-                tr.earned = 0.0
-                result.reasons[tr.task] = DELEGATION
-        _stopped_answers(result, cells, session)
+            return _zero(result, assignment, _sandbox_reason(exc, session), start)
+        _run_tests(assignment, submission.student, session, found.delegated, result)
+        _stopped_answers(result, found.cells, session)
         _forbid(result, forbidden, found, session)
     finally:
         session.close()
+    return _finished(result, session, start)
+
+
+def _zero(result, assignment, reason, start):
+    """The student's result when nothing could be graded: zero for every task, with ``reason``
+    (and the notes found so far)."""
+    zero = GradeResult.zero(result.student, assignment, reason)
+    zero.notes = result.notes
+    zero.seconds = time.monotonic() - start
+    return zero.bound()
+
+
+def _run_tests(assignment, student, session, delegated, result):
+    """Run the test cells into ``result.tests`` (kept in notebook order; the visible tests run
+    first, :func:`_run_order`). A task that uses the reference (``delegated`` found in its
+    code, or seen at run time) earns nothing; a task whose test stopped the sandbox runs no
+    more tests; once the budget is spent, no test runs."""
+    result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
+                    for t in assignment.tests]
+    by_id = {tr.grade_id: tr for tr in result.tests}
+    failed_fatally = {}
+    spent = None  # the reason, once the student's total budget is used up
+    for test in _run_order(assignment):
+        tr = by_id[test.grade_id]
+        if test.task in delegated or test.task in session.delegated:
+            result.reasons[test.task] = DELEGATION
+            continue
+        if spent:
+            tr.message = spent
+            result.reasons.setdefault(test.task, spent)
+            continue
+        if test.task in failed_fatally:
+            tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
+            continue
+        error = _run_test(assignment, test, tr, session, student)
+        if error is not None:
+            failed_fatally[test.task] = tr.message
+            result.reasons[test.task] = tr.message
+            if error.kind == "budget":
+                spent = tr.message
+        if test.task in session.delegated:
+            result.reasons[test.task] = DELEGATION
+    # A delegation seen late (e.g. in a later call) still voids the whole task.
+    for tr in result.tests:
+        if tr.task in session.delegated or tr.task in delegated:
+            tr.earned = 0.0
+            result.reasons[tr.task] = DELEGATION
+
+
+def _run_test(assignment, test, tr, session, student):
+    """Run one test cell here, in the grader, after the setup cells, with each task's name bound
+    to the student's function in the sandbox: ``tr`` earns the test's points, or gets the
+    message why not. Returns the sandbox's error when the sandbox stopped during the test."""
+    namespace = {"__name__": "__mlcourse_test__"}
+    for source in assignment.setup:
+        exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
+    for task in assignment.tasks:
+        namespace[task] = _StudentFunction(session, task)
+    session.current_task = test.task
+    session.warnings = []
+    session.deadline = time.monotonic() + session.limits.timeout
+    error = None
+    try:
+        with np.errstate(all="ignore"), hidden_inputs(session.limits.secret, student):
+            exec(compile_cell(test.source, f"<{test.grade_id}>"), namespace)
+        tr.earned = test.points
+    except _Fatal as exc:
+        tr.message = _sandbox_reason(exc.error, session)
+        error = exc.error
+    except AssertionError as exc:
+        tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
+    except RemoteError as exc:
+        tr.message = f"your function raised {exc.exc_type}: {exc.message}"
+    except Exception as exc:  # noqa: BLE001
+        tr.message = ("the result could not be checked "
+                      f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
+    tr.warnings = sorted(set(session.warnings))[:10]
+    return error
+
+
+def _finished(result, session, start):
+    """``result`` with what the sandbox reported: cells that imported the reference, the
+    cells' errors and warnings, the process's output, and the time it took."""
     for index in sorted(session.delegation_cells):
         result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
                             "while grading")
@@ -437,4 +470,3 @@ def grade_notebook(assignment: Assignment, submission: Submission, *,
     result.output = "\n".join(o for o in session.outputs if o.strip())
     result.seconds = time.monotonic() - start
     return result.bound()
-

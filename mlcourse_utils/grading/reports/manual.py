@@ -134,6 +134,31 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
     solution = Path(root) / "solutions" / assignment.name / assignment.notebook
     instructor = {grade_id(c): c for c in read_notebook_cells(solution.read_bytes())
                   if is_manual_cell(c)}
+    _write_assets(folder, root)
+    students = list(students)
+    written = []
+    for k, (gid, max_points) in enumerate(assignment.manual):
+        answers = []
+        for n, student in enumerate(students):
+            fragment = parts / str(n) / f"{k}.html"
+            if fragment.is_file():
+                answers.append((student, _Answer(fragment, "")))
+            else:
+                answers.append((student, _Answer(None, failed.get(
+                    student, "the answer could not be read"))))
+        _write_page(OutFolder(out), assignment, gid, max_points, instructor.get(gid, {}), answers)
+        with atomic_open(OutFolder(out).manual_csv(gid), "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["student_id", "grade_id", "points", "comment"])
+            for student in students:
+                w.writerow([csv_text(student), gid, "", ""])
+        written.append(OutFolder(out).manual_page(gid))
+    return written
+
+
+def _write_assets(folder: Path, root: Path | str) -> None:
+    """What every manual-grading page in ``folder`` loads: the offline MathJax, its
+    configuration (the course's macros) and the page's script."""
     files = mathjax_files()
     if files is None:
         raise ValueError("the manual-grading pages need the offline MathJax of "
@@ -144,38 +169,25 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
     write_text(folder / "mathjax" / "config.js", _mathjax_config(root))
     write_bytes(folder / GRADING_SCRIPT,
                 (Path(__file__).parents[1] / "templates" / GRADING_SCRIPT).read_bytes())
-    students = list(students)
-    written = []
-    for k, (gid, max_points) in enumerate(assignment.manual):
-        cell = instructor.get(gid, {})
-        kind, scheme = rubric(cell)
-        if cell.get("cell_type") == "code":
-            scheme_html, scheme_code = None, scheme
-        else:
-            scheme_html, scheme_code = render_markdown(scheme, None), None
-        answers = []
-        for n, student in enumerate(students):
-            fragment = parts / str(n) / f"{k}.html"
-            if fragment.is_file():
-                answers.append((student, _Answer(fragment, "")))
-            else:
-                answers.append((student, _Answer(None, failed.get(
-                    student, "the answer could not be read"))))
-        stream = environment().get_template("manual.html").generate(
-            assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
-            rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
-            mathjax_config="mathjax/config.js", mathjax=f"mathjax/{MATHJAX_FILE}",
-            csv_name=OutFolder(out).manual_csv(gid).name, script=GRADING_SCRIPT, csv_text=csv_text)
-        with atomic_open(OutFolder(out).manual_page(gid), "w", encoding="utf-8") as fh:
-            for piece in stream:
-                fh.write(piece)
-        with atomic_open(OutFolder(out).manual_csv(gid), "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["student_id", "grade_id", "points", "comment"])
-            for student in students:
-                w.writerow([csv_text(student), gid, "", ""])
-        written.append(OutFolder(out).manual_page(gid))
-    return written
+
+
+def _write_page(out: OutFolder, assignment: Assignment, gid: str, max_points: float, cell: Any,
+                answers: list[tuple[str, _Answer]]) -> None:
+    """The manual page of ``gid`` in ``out``: the rubric of the instructor's ``cell`` and every
+    answer, written piece by piece."""
+    kind, scheme = rubric(cell)
+    if cell.get("cell_type") == "code":
+        scheme_html, scheme_code = None, scheme
+    else:
+        scheme_html, scheme_code = render_markdown(scheme, None), None
+    stream = environment().get_template("manual.html").generate(
+        assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
+        rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
+        mathjax_config="mathjax/config.js", mathjax=f"mathjax/{MATHJAX_FILE}",
+        csv_name=out.manual_csv(gid).name, script=GRADING_SCRIPT, csv_text=csv_text)
+    with atomic_open(out.manual_page(gid), "w", encoding="utf-8") as fh:
+        for piece in stream:
+            fh.write(piece)
 
 
 # ------------------------------------------------------------------ grade-import
@@ -277,8 +289,6 @@ def import_points(graded: Path | str, paths: Iterable[Path | str],
     folder (found from the working directory when None), needed to write the grade files
     again after an override.
     """
-    from ..notebook import load_assignment
-
     graded = Path(graded)
     results = OutFolder(graded).read_results()
     db = OutFolder(graded).gradebook
@@ -302,36 +312,52 @@ def import_points(graded: Path | str, paths: Iterable[Path | str],
             rows = read_filled(filled, students, manual)
         except FilledCsvError as exc:
             problems.append(str(exc))
-    new, record, maxima, assignment = {}, {}, {}, None
     if asked or again:
-        maxima = overrides.task_maxima(results.results)
-        try:
-            new = overrides.read_overrides(asked, list(results.results), maxima, manual)
-        except overrides.OverridesCsvError as exc:
-            problems.append(str(exc))
-        try:
-            record = OutFolder(graded).read_record()
-        except overrides.OverridesCsvError as exc:
-            problems.append(str(exc))
-        try:  # the grade files are written again from the source notebook's tasks
-            assignment = load_assignment(results.name, root)
-        except (OSError, ValueError) as exc:
-            problems.append(f"the overrides need the course folder to write the grade files "
-                            f"again ({exc})")
+        given = _read_overrides(graded, results, asked, manual, root, problems)
     if problems:
         raise FilledCsvError("\n".join(problems))
     done = Imported(gradebook.write_manual_points(db, results.name, rows) if rows else {})
     if asked or again:
-        merged = {**record, **new}
-        done.overrides, done.replaced = len(new), len(set(new) & set(record))
-        done.unfit = overrides.apply(results.results, merged, maxima)
-        done.in_force = len(merged) - len(done.unfit)
-        done.record = OutFolder(graded).write_record(merged, results.results, maxima)
-        OutFolder(graded).write_results(results.results, assignment, results.defences, results.run)
-        OutFolder(graded).write_csvs(results.results, assignment)
-        gradebook.write_overrides(db, results.name, {
-            s: overrides.cell_points(r) for s, r in results.results.items() if r.overrides})
+        _write_overrides(graded, db, results, *given, done)
     return done
+
+
+def _read_overrides(graded, results, asked, manual, root, problems):
+    """What importing overrides needs, read and checked before anything is written: the new
+    rows of the CSVs ``asked``, the folder's record, the tasks' maxima and the assignment (its
+    grade files are written again). Each problem goes to ``problems``."""
+    from ..notebook import load_assignment
+
+    new, record, assignment = {}, {}, None
+    maxima = overrides.task_maxima(results.results)
+    try:
+        new = overrides.read_overrides(asked, list(results.results), maxima, manual)
+    except overrides.OverridesCsvError as exc:
+        problems.append(str(exc))
+    try:
+        record = OutFolder(graded).read_record()
+    except overrides.OverridesCsvError as exc:
+        problems.append(str(exc))
+    try:  # the grade files are written again from the source notebook's tasks
+        assignment = load_assignment(results.name, root)
+    except (OSError, ValueError) as exc:
+        problems.append(f"the overrides need the course folder to write the grade files "
+                        f"again ({exc})")
+    return new, record, maxima, assignment
+
+
+def _write_overrides(graded, db, results, new, record, maxima, assignment, done):
+    """Apply the record with the ``new`` rows to the results, write the record, the results,
+    the grade files and the gradebook's points again; count what was done into ``done``."""
+    merged = {**record, **new}
+    done.overrides, done.replaced = len(new), len(set(new) & set(record))
+    done.unfit = overrides.apply(results.results, merged, maxima)
+    done.in_force = len(merged) - len(done.unfit)
+    done.record = OutFolder(graded).write_record(merged, results.results, maxima)
+    OutFolder(graded).write_results(results.results, assignment, results.defences, results.run)
+    OutFolder(graded).write_csvs(results.results, assignment)
+    gradebook.write_overrides(db, results.name, {
+        s: overrides.cell_points(r) for s, r in results.results.items() if r.overrides})
 
 
 # ------------------------------------------------------------------ a teaching assistant's work

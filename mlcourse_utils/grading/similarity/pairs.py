@@ -215,77 +215,114 @@ def analyse(name: str, tasks: Sequence[str], answers: Mapping[str, Mapping[str, 
     own_ref = defaultdict(dict)       # student -> {task: own tokens (stub ignored)}
     for task in tasks:
         boiler = frozenset(normalise(stubs.get(task, "")).grams)
-        codes = {}
-        for s in students:
-            source = answers[s].get(task)
-            if source is None:
-                continue
-            code = normalise(source)
-            if code.note:
-                notes.append((s, task, code.note))
-            if own_tokens(code, boiler):
-                codes[s] = code
-        # k-grams that many answers have are common knowledge, not evidence between students.
-        df = defaultdict(int)
-        for code in codes.values():
-            for h in set(code.grams) - boiler:
-                df[h] += 1
-        limit = max(min_common, math.ceil(common_fraction * len(codes)))
-        ignore = boiler | {h for h, n in df.items() if n > limit}
-        index = defaultdict(list)
+        codes = _codes(task, students, answers, boiler, notes)
+        ignore = _ignored(codes, boiler, common_fraction, min_common)
         for s, code in codes.items():
             own_pair[s][task] = own_tokens(code, ignore)
             own_ref[s][task] = own_tokens(code, boiler)
-            for h in code.fingerprints - ignore:
-                index[h].append(s)
-        pairs = set()
-        for holders in index.values():
-            for i, a in enumerate(holders):
-                for b in holders[i + 1:]:
-                    pairs.add((a, b) if a < b else (b, a))
+        pairs = _candidates(codes, ignore)
         candidates += len(pairs)
         for a, b in sorted(pairs):
             found = overlap(codes[a], codes[b], ignore, own_pair[a][task], own_pair[b][task])
             if found is None:
                 continue
             per_pair[(a, b)][task] = found
-            if found.score >= threshold and found.matched >= min_tokens:
+            if _flagged(found, threshold, min_tokens):
                 matches.append(Match(a, b, "student", task, found.score, found.shared,
                                      found.matched,
                                      *_sides(a, codes[a], b, codes[b], found, ignore)))
         # Against the reference function and the instructor's answer.
         ref_codes = [(label, normalise(source)) for label, source in refs.get(task, [])]
         for s, code in codes.items():
-            best = None
-            for label, ref in ref_codes:
-                if not (code.fingerprints & ref.fingerprints) - boiler:
-                    continue
-                found = overlap(code, ref, boiler, own_ref[s][task])
-                if found and (best is None or (found.score, found.matched)
-                              > (best[2].score, best[2].matched)):
-                    best = (label, ref, found)
+            best = _closest_reference(code, ref_codes, boiler, own_ref[s][task])
             if best is None:
                 continue
             label, ref, found = best
             per_ref[s][task] = (label, found)
-            if found.score >= threshold and found.matched >= min_tokens:
+            if _flagged(found, threshold, min_tokens):
                 matches.append(Match(s, "reference", "reference", task, found.score,
                                      found.shared, found.matched,
                                      *_sides(s, code, label, ref, found, boiler)))
     matches += _whole_notebooks(per_pair, per_ref, own_pair, own_ref, threshold,
                                 min_tokens_total, matches)
-    # A pair's rows together (the whole notebook first), the pairs by their best score.
+    missing = [t for t in tasks if not refs.get(t)]
+    settings = {"threshold": threshold, "min_tokens": min_tokens,
+                "min_tokens_total": min_tokens_total, "common_fraction": common_fraction,
+                "min_common": min_common, "k": K}
+    return Report(name, list(tasks), students, _by_pair(matches), dict(unread or {}), notes,
+                  missing, settings, candidates)
+
+
+def _flagged(found, threshold, min_tokens):
+    """Whether an overlap is reported: enough of an answer's own code, and enough tokens."""
+    return found.score >= threshold and found.matched >= min_tokens
+
+
+def _codes(task, students, answers, boiler, notes):
+    """``{student: Code}``: the students' answers to ``task`` normalised, those with no code of
+    their own beyond the release's (``boiler``) left out; what normalising noted goes to
+    ``notes``."""
+    codes = {}
+    for s in students:
+        source = answers[s].get(task)
+        if source is None:
+            continue
+        code = normalise(source)
+        if code.note:
+            notes.append((s, task, code.note))
+        if own_tokens(code, boiler):
+            codes[s] = code
+    return codes
+
+
+def _ignored(codes, boiler, common_fraction, min_common):
+    """The k-grams left out when students are compared: the release's, and those that many
+    answers have (common knowledge, not evidence between students)."""
+    df = defaultdict(int)
+    for code in codes.values():
+        for h in set(code.grams) - boiler:
+            df[h] += 1
+    limit = max(min_common, math.ceil(common_fraction * len(codes)))
+    return boiler | {h for h, n in df.items() if n > limit}
+
+
+def _candidates(codes, ignore):
+    """The pairs of students ``(a, b)``, ``a < b``, whose answers share a fingerprint."""
+    index = defaultdict(list)
+    for s, code in codes.items():
+        for h in code.fingerprints - ignore:
+            index[h].append(s)
+    pairs = set()
+    for holders in index.values():
+        for i, a in enumerate(holders):
+            for b in holders[i + 1:]:
+                pairs.add((a, b) if a < b else (b, a))
+    return pairs
+
+
+def _closest_reference(code, ref_codes, boiler, own):
+    """``(label, ref, overlap)`` of the reference answer that ``code`` matches most (by score,
+    then matched tokens; the first of equals), or None when it shares nothing with any."""
+    best = None
+    for label, ref in ref_codes:
+        if not (code.fingerprints & ref.fingerprints) - boiler:
+            continue
+        found = overlap(code, ref, boiler, own)
+        if found and (best is None or (found.score, found.matched)
+                      > (best[2].score, best[2].matched)):
+            best = (label, ref, found)
+    return best
+
+
+def _by_pair(matches):
+    """The matches with a pair's rows together (the whole notebook first), the pairs by their
+    best score."""
     best = defaultdict(float)
     for m in matches:
         best[m.kind, m.student, m.other] = max(best[m.kind, m.student, m.other], m.score)
     matches.sort(key=lambda m: (-best[m.kind, m.student, m.other], m.kind, m.student, m.other,
                                 m.task != ALL_TASKS, -m.score, m.task))
-    missing = [t for t in tasks if not refs.get(t)]
-    settings = {"threshold": threshold, "min_tokens": min_tokens,
-                "min_tokens_total": min_tokens_total, "common_fraction": common_fraction,
-                "min_common": min_common, "k": K}
-    return Report(name, list(tasks), students, matches, dict(unread or {}), notes, missing,
-                  settings, candidates)
+    return matches
 
 
 def _whole_notebooks(per_pair, per_ref, own_pair, own_ref, threshold, min_total, flagged):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mlcourse_utils.grading.engine.batch import describe_defences, imported_by, waiting_on
+from mlcourse_utils.grading.engine.options import GradingOptions
 from mlcourse_utils.grading.sandbox.channel import DEFENCES, IN_WORDS
 
 #: The defences' names that are not plain words ("network" is).
@@ -61,8 +62,8 @@ def test_require_isolation_stops_before_any_student_is_graded(tmp_path, monkeypa
     monkeypatch.setattr(batch.channel, "defences", lambda *a, **k: {**held, "seccomp": False})
     (tmp_path / "subs" / "alice").mkdir(parents=True)
     with pytest.raises(batch.IsolationError, match="seccomp"):
-        batch.grade_class("mle", tmp_path / "subs", tmp_path / "out", require_isolation=True,
-                          progress=False)
+        batch.grade_class("mle", tmp_path / "subs", tmp_path / "out",
+                          GradingOptions(require_isolation=True, progress=False))
     assert not (tmp_path / "out").exists()
     (line,) = batch.describe_defences({**held, "cpu_cgroup": False})
     assert "without a limit of one CPU core" in line and "--require-isolation" in line

@@ -159,7 +159,7 @@ def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
         assert str(started.value).startswith(f"checking {name}.ipynb: ")
         assert str(started.value).endswith(f", {limit} s per cell")
     for grade in (session.grade_notebook, batch.grade_class):
-        assert inspect.signature(grade).parameters["timeout"].default is None
+        assert inspect.signature(grade).parameters["options"].default.timeout is None
     assert cli.make_parser().parse_args(["grade", "mle", "s", "--out", "o"]).timeout is None
 
     glued = {}

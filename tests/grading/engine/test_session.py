@@ -8,6 +8,7 @@ import pytest
 
 from mlcourse_utils.grading import notebook
 from mlcourse_utils.grading.engine import session
+from mlcourse_utils.grading.engine.options import GradingOptions
 
 
 @pytest.mark.parametrize("source,uses", [
@@ -143,6 +144,24 @@ def test_visible_tests_run_before_the_hidden_only_ones():
     assert session.grading_budget(assignment, 10) == 10 * (BUDGET_FACTOR + 1)
 
 
+def test_limits_left_open_are_the_assignments_and_those_given_are_kept():
+    """mle's limit T (its source notebook's): options without limits grade with T per cell and
+    (BUDGET_FACTOR + 1) T in all; a --timeout t gives (BUDGET_FACTOR + 1) t; a
+    --student-timeout is kept as given; the other options pass through unchanged."""
+    import assignment_support as sup
+    from mlcourse_utils.course import BUDGET_FACTOR
+
+    assignment = notebook.load_assignment("mle", sup.ROOT)
+    limit = assignment.timeout
+    limits = session._limits(assignment, GradingOptions(memory_mb=700, secret=b"x" * 16))
+    assert (limits.timeout, limits.student_timeout) == (limit, (BUDGET_FACTOR + 1) * limit)
+    assert (limits.memory_mb, limits.secret) == (700, b"x" * 16)
+    limits = session._limits(assignment, GradingOptions(timeout=limit + 2))
+    assert limits.student_timeout == (BUDGET_FACTOR + 1) * (limit + 2)
+    limits = session._limits(assignment, GradingOptions(timeout=4, student_timeout=9))
+    assert (limits.timeout, limits.student_timeout) == (4, 9)
+
+
 @pytest.mark.slow
 def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
     """Two tasks lost to the time limit (3 s, which reading the notebook fits in too):
@@ -172,8 +191,8 @@ def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
         gid = cell["metadata"].get("nbgrader", {}).get("grade_id")
         if gid in sources:
             cell["source"] = sources[gid]
-    result = session.grade_notebook(a, Submission("s", json.dumps(nb).encode()), timeout=3,
-                                    student_timeout=120, memory_mb=1024)
+    limits = GradingOptions(timeout=3, student_timeout=120, memory_mb=1024)
+    result = session.grade_notebook(a, Submission("s", json.dumps(nb).encode()), limits)
     scores = {t: result.task_score(t) for t in a.tasks}
     assert scores == {"f": 0, "g": 0, "h": 1}, (result.reasons, result.refused, result.notes)
     f_reason, g_reason = result.reasons["f"], result.reasons["g"]

@@ -163,6 +163,7 @@ def test_a_grading_run_is_made_from_what_was_read_once(tmp_path, reads, monkeypa
     manual-grading page and timestamps.json must still be what was handed in, so no process
     (the analysis children, the sandbox, the gradebook) reads a student's file again."""
     from mlcourse_utils.grading.engine import batch
+    from mlcourse_utils.grading.engine.options import GradingOptions
 
     assignment = load_assignment("mle", sup.ROOT)
     manual = assignment.manual[0][0]
@@ -184,7 +185,8 @@ def test_a_grading_run_is_made_from_what_was_read_once(tmp_path, reads, monkeypa
 
     monkeypatch.setattr(batch, "collect", collect_then_change)
     recorded = reads(subs)
-    _, results = batch.grade_class("mle", subs, out, jobs=2, timeout=60, progress=False,
+    _, results = batch.grade_class("mle", subs, out,
+                                   GradingOptions(jobs=2, timeout=60, progress=False),
                                    root=sup.ROOT)
     student_reads = {s: recorded.of(s) for s in ("alice", "bob")}
     assert student_reads["alice"] == Counter({("list", ""): 1, ("open", "mle.ipynb"): 1,

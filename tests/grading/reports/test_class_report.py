@@ -260,10 +260,12 @@ def test_reasons_the_grader_writes_are_classified():
     """Each reason text the grader produces (session.py, submissions.py) maps to its kind."""
     from types import SimpleNamespace
 
+    from mlcourse_utils.grading.engine.options import GradingOptions
     from mlcourse_utils.grading.engine.session import _sandbox_reason
     from mlcourse_utils.grading.protocol import SandboxError
 
-    session = SimpleNamespace(timeout=6, student_timeout=60, memory_mb=2048)
+    session = SimpleNamespace(limits=GradingOptions(timeout=6, student_timeout=60,
+                                                    memory_mb=2048))
     expected = {
         _sandbox_reason(SandboxError("timeout", "timed out"), session): "timeout",
         _sandbox_reason(SandboxError("budget", "used up its total grading time"),
