@@ -31,7 +31,7 @@ import pytest
 from test_chapter_listings import student_hidden_lines
 from test_chapter_numbers import ROOT, _source, toc_pages
 
-from mlcourse_utils.book.config import read_config
+from mlcourse_utils.config import read_config
 from mlcourse_utils.grading.notebook import (
     cell_source,
     grade_id,
