@@ -33,7 +33,7 @@ from tolerances import REFERENCE_TEST_MODULES
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getvalue("dist") == "loadgroup":  # (the workers collect; the scheduler reads it)
+    if config.getoption("dist", None) == "loadgroup":  # (workers collect; the scheduler reads it)
         items[:] = longest_first(items)  # (its guesses of each unit's time: tests/slow_groups.py)
 
 

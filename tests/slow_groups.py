@@ -40,11 +40,13 @@ def unit_seconds(unit: str, tests: int) -> float:
 
 
 def longest_first(items: list) -> list:
-    """``items`` with the units in decreasing guessed time (a stable sort: the order inside a
-    unit, and of units guessed alike, is the collection's)."""
+    """``items`` with the units in decreasing guessed time, the larger first where the guesses
+    tie (as pytest-xdist's own order would have them); a stable sort: the order inside a unit,
+    and of units alike in both, is the collection's."""
     units = [work_unit(item) for item in items]
     sizes: dict[str, int] = {}
     for unit in units:
         sizes[unit] = sizes.get(unit, 0) + 1
-    order = sorted(range(len(items)), key=lambda i: -unit_seconds(units[i], sizes[units[i]]))
+    order = sorted(range(len(items)),
+                   key=lambda i: (-unit_seconds(units[i], sizes[units[i]]), -sizes[units[i]]))
     return [items[i] for i in order]

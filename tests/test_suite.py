@@ -88,9 +88,10 @@ class _Item:
 
 
 def test_the_longest_units_are_handed_out_first():
-    """The website group (1300 s) first, then the logistic batch (300 s), then an unknown group
-    of three tests (0.3 s) before single ungrouped tests (0.1 s); a group's tests stay together
-    in their order, and a test in two groups is the unit of both names."""
+    """The website group (1300 s) first, then the logistic batch (300 s), then of two groups
+    guessed alike (150 s) the one of more tests, then an unknown group of three tests (0.3 s)
+    before single ungrouped tests (0.1 s); a group's tests stay together in their order, and a
+    test in two groups is the unit of both names."""
     items = [_Item("tests/test_a.py::test_1"),
              _Item("tests/test_x.py::test_g1", "small"),
              _Item("tests/test_assignments.py::test_l1", "grade-logistic_regression"),
@@ -99,10 +100,13 @@ def test_the_longest_units_are_handed_out_first():
              _Item("tests/test_x.py::test_g3", "small"),
              _Item("tests/test_pdf.py::test_w2", "website"),
              _Item("tests/test_website.py::test_s", "website", "standin-book"),
-             _Item("tests/test_a.py::test_2")]
+             _Item("tests/test_a.py::test_2"),
+             _Item("tests/test_assignments.py::test_gda", "grade-gda"),
+             _Item("tests/test_hostile.py::test_h1", "grade-hostile"),
+             _Item("tests/test_hostile.py::test_h2", "grade-hostile")]
     order = [i.nodeid.rpartition("::")[2] for i in longest_first(items)]
-    assert order == ["test_w1", "test_w2", "test_l1", "test_s", "test_g1", "test_g2", "test_g3",
-                     "test_1", "test_2"]
+    assert order == ["test_w1", "test_w2", "test_l1", "test_h1", "test_h2", "test_gda", "test_s",
+                     "test_g1", "test_g2", "test_g3", "test_1", "test_2"]
     assert unit_seconds("tests/test_cli.py::test_x", 1) == 4  # a file's per-test guess
     assert unit_seconds("never-heard-of", 7) == pytest.approx(0.7)
 
