@@ -39,6 +39,8 @@ ALLOWED_TAGS = {"p", "br", "hr", "em", "strong", "code", "pre", "blockquote", "u
 #: The attributes nh3 may keep ("*": none on every tag), each then checked by its value.
 _ATTRIBUTES = {"*": set(), "a": {"href", "title"}, "img": {"src", "alt", "title"},
                "span": {"class"}, "div": {"class"}}
+#: A tag as nh3 writes it: attribute values in double quotes, a ``"`` inside them escaped.
+_WRITTEN_TAG = re.compile(r'(<(?:[^">]|"[^"]*")*>)')
 
 
 def _safe_image(mime, data):
@@ -71,14 +73,18 @@ def _allowed_attribute(tag, name, value):
 def sanitise(html: str) -> str:
     """HTML that renders safely in the TA's page: :data:`ALLOWED_TAGS` only (others removed,
     their text kept), no handler or style attribute, links to http(s), mailto or ``#`` only,
-    images only from embedded image data (never fetched), no comment."""
+    images only from embedded image data (never fetched), no comment. A ``"`` in the text
+    stays ``&quot;`` (as markdown-it writes it; nh3 would write it bare), so that a student's
+    ``<img src="http...">`` shown as text never reads as an attribute."""
     import nh3
 
-    return nh3.clean(html, tags=ALLOWED_TAGS, clean_content_tags=set(), attributes=_ATTRIBUTES,
-                     attribute_filter=lambda tag, name, value:
-                     value if _allowed_attribute(tag, name, value) else None,
-                     url_schemes={"http", "https", "mailto", "data"}, strip_comments=True,
-                     link_rel=None)
+    clean = nh3.clean(html, tags=ALLOWED_TAGS, clean_content_tags=set(), attributes=_ATTRIBUTES,
+                      attribute_filter=lambda tag, name, value:
+                      value if _allowed_attribute(tag, name, value) else None,
+                      url_schemes={"http", "https", "mailto", "data"}, strip_comments=True,
+                      link_rel=None)
+    parts = _WRITTEN_TAG.split(clean)  # text, tag, text, ..., text
+    return "".join(p if i % 2 else p.replace('"', "&quot;") for i, p in enumerate(parts))
 
 
 @functools.lru_cache(maxsize=1)

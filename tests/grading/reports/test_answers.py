@@ -148,11 +148,22 @@ def test_embedded_images_and_web_links_are_what_the_sanitiser_keeps():
 
 
 def test_a_student_s_html_is_shown_as_text_in_the_rendered_answer():
-    """Markdown is rendered with raw HTML off: the markup itself is what the TA reads."""
-    source = '<script>alert(1)</script> and <img src=x onerror="alert(2)">'
+    """Markdown is rendered with raw HTML off: the markup itself is what the TA reads, its
+    quotes escaped too (no ``src="http`` in the page, even as text)."""
+    source = '<script>alert(1)</script> and <img src="http://t.example/x" onerror="alert(2)">'
     html = render_markdown(source)
     assert html_support.shown_text(html) == source
     assert not html_support.risks(html)
+    assert 'src="' not in html and "src=&quot;http://t.example/x&quot;" in html
+
+
+def test_quotes_in_attributes_and_text_survive_the_sanitiser():
+    """The tags nh3 writes are told from the text around them even when an attribute holds
+    ``"`` (escaped in it, as ``>`` is): only the text's quotes are escaped."""
+    html = answers.sanitise('<p>say "hi" <a href="https://e.org/?q=a&amp;b" title="a &gt; b '
+                            '&quot;c&quot;">x</a> "end"</p>')
+    assert html == ('<p>say &quot;hi&quot; <a href="https://e.org/?q=a&amp;b" '
+                    'title="a &gt; b &quot;c&quot;">x</a> &quot;end&quot;</p>')
 
 
 @pytest.mark.parametrize(("source", "label"), [
