@@ -15,7 +15,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,7 +43,7 @@ class Command(NamedTuple):
     module: str                                    # imported only when the command runs
     run: Callable[[Any, argparse.Namespace], int]  # run(module, args) -> exit status
     options: Callable[[argparse.ArgumentParser], None]
-    example: str                                   # shown by `mlcourse COMMAND --help`
+    example: str | Callable[[], str]               # shown by `mlcourse COMMAND --help`
     extra: tuple[str, str] | None = None           # (pip extra, a module it installs)
     error_prefix: str = ""                         # put before an expected error's message
     course: bool = False                           # works in the course folder (--course DIR)
@@ -141,16 +141,26 @@ def _release(release, args):
     return EXIT_OK
 
 
+def _lmses():
+    """The registry of learning management systems (``grading/lms``), for the options of the
+    commands that take one (imported only when such a command's parser is built)."""
+    from .grading import lms
+
+    return lms
+
+
 def _grade_options(p):
+    lms = _lmses()
     p.add_argument("name", metavar="NAME", help="assignment name, e.g. mle")
     p.add_argument("submissions", metavar="SUBMISSIONS",
                    help="a folder with one subfolder per student holding the notebook, or the "
-                        "bulk download of Canvas or Moodle (the folder or its zip)")
+                        f"bulk download of {lms.labels()} (the folder or its zip)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="where grades and feedback go (not inside SUBMISSIONS)")
     p.add_argument("--roster", default=None, metavar="ROSTER.csv",
-                   help="the class list (Canvas's gradebook export, Moodle's grading worksheet "
-                        "or student_id,name,email,...): maps the LMS's names and ids in a "
+                   help="the class list ("
+                        + ", ".join(each.roster_export for each in lms.every())
+                        + " or student_id,name,email,...): maps the LMS's names and ids in a "
                         "download to student ids")
     p.add_argument("--force", action="store_true",
                    help="grade again into a folder holding filled manual-grading CSVs or "
@@ -289,14 +299,17 @@ def _print_regenerated(graded, done):
 
 
 def _feedback_options(p):
+    lms = _lmses()
     p.add_argument("graded", metavar="GRADED_DIR", help="a folder written by `mlcourse grade`")
-    p.add_argument("--lms", choices=["canvas", "moodle"], default=None,
+    p.add_argument("--lms", choices=lms.names(), default=None,
                    help="also write a zip of every student's page, named for this LMS's bulk "
                         "upload of feedback (needs --out)")
     p.add_argument("--out", default=None, metavar="FILE.zip", help="the zip to write")
     p.add_argument("--roster", default=None, metavar="ROSTER.csv",
-                   help="who the students are in the LMS (Canvas's ID, Moodle's Identifier), "
-                        "for students not graded from the LMS's download")
+                   help="who the students are in the LMS ("
+                        + ", ".join(f"{each.label}'s {each.number_column}"
+                                    for each in lms.every())
+                        + "), for students not graded from the LMS's download")
 
 
 def _feedback(feedback, args):
@@ -311,11 +324,7 @@ def _feedback(feedback, args):
         from .grading.lms.export import write_feedback_zip
 
         done = write_feedback_zip(args.graded, args.lms, args.out, args.roster)
-        upload = ("Canvas: the assignment's Submissions page, Upload Submission Comments "
-                  "(each page becomes a comment on that student's submission)"
-                  if args.lms == "canvas" else
-                  "Moodle: View all submissions, Grading action 'Upload multiple feedback "
-                  "files in a zip'")
+        upload = _lmses().get(args.lms, "--lms").feedback_upload
         print(f"wrote {args.out}: {plural(len(done.files), 'feedback file')} for {upload}")
         for student, why in sorted(done.left_out.items()):
             print(f"  not in the zip: {student}: {why}")
@@ -323,13 +332,14 @@ def _feedback(feedback, args):
 
 
 def _export_options(p):
+    lms = _lmses()
     p.add_argument("graded", nargs="+", metavar="GRADED_DIR",
                    help="one folder written by `mlcourse grade` per assignment")
-    p.add_argument("--format", required=True, choices=["canvas", "moodle"],
+    p.add_argument("--format", required=True, choices=lms.names(),
                    help="the learning management system whose import file to write")
     p.add_argument("--roster", required=True, metavar="ROSTER.csv",
                    help="the class list: a header row with name, student_id and/or email (and "
-                        "Canvas' ID, SIS User ID, SIS Login ID, Section or Moodle's ID number)")
+                        + " or ".join(each.roster_columns for each in lms.every()) + ")")
     p.add_argument("--out", required=True, metavar="FILE", help="the CSV file to write")
     p.add_argument("--config", default=None, metavar="DUE.toml",
                    help=f"due dates, extensions and the late penalty (every setting is shown "
@@ -340,14 +350,8 @@ def _export_options(p):
     p.add_argument("--times", default=None, metavar="TIMES.csv",
                    help="the trusted submission times (student_id,submitted_at[,assignment]) "
                         "from the LMS or exchange, for the late penalty")
-    p.add_argument("--canvas-assignment", default=None, metavar="'TITLE (ID)'",
-                   help="the assignment's column as Canvas names it, e.g. 'Maximum likelihood "
-                        "(1234)' (or canvas_column in DUE.toml): without the id, Canvas would "
-                        "make a new column")
-    p.add_argument("--moodle-identifier", choices=["email", "idnumber", "username"],
-                   default="email",
-                   help="the column Moodle's CSV import maps students by, first in the file "
-                        "(default: email)")
+    for each in lms.every():  # each LMS's own options
+        each.add_export_arguments(p)
     p.add_argument("--allow-missing-ids", action="store_true",
                    help="write roster students the LMS cannot find (no id) instead of stopping")
     p.add_argument("--times-from-submission", action="store_true",
@@ -357,20 +361,14 @@ def _export_options(p):
 
 def _export(lms, args):
     _warn_if_tracked(args.out, "the class's grades")
+    systems = _lmses()
+    options = {k: v for each in systems.every() for k, v in each.export_keywords(args).items()}
     report = lms.export(args.graded, args.format, args.roster, args.out,
                         config_path=args.config, missing=args.missing, times_path=args.times,
                         times_from_submission=args.times_from_submission,
-                        canvas_assignment=args.canvas_assignment,
-                        moodle_identifier=args.moodle_identifier,
-                        allow_missing_ids=args.allow_missing_ids)
+                        allow_missing_ids=args.allow_missing_ids, **options)
     print(f"wrote {args.out} ({args.format}): {plural(report.rows, 'student')} of the roster")
-    if args.format == "canvas":
-        print("  import: Canvas, Grades, Import; students are found by ID, SIS User ID or SIS "
-              "Login ID, the column by the assignment id in its header")
-    else:
-        print(f"  import: Moodle, Grades, Import, CSV file; map from "
-              f"'{lms.MOODLE_IDENTIFIERS[args.moodle_identifier]}' to the same user field, "
-              "and each assignment's column to its grade item")
+    print(f"  import: {systems.get(args.format).import_hint(options)}")
     if report.unidentified:
         print(f"  {plural(len(report.unidentified), 'student')} without an id the LMS finds "
               f"them by (--allow-missing-ids): {', '.join(report.unidentified)}")
@@ -580,13 +578,14 @@ COMMANDS: dict[str, Command] = {
     "feedback": Command("write every student's feedback page again with the points and "
                         "comments graded by hand, and a zip of them for the LMS's bulk upload",
                         "mlcourse_utils.grading.reports.feedback", _feedback, _feedback_options,
-                        "mlcourse feedback graded\n"
-                        "mlcourse feedback graded --lms canvas --out canvas-feedback.zip",
+                        lambda: "mlcourse feedback graded\nmlcourse feedback graded --lms "
+                                f"{_lmses().names()[0]} --out {_lmses().names()[0]}-feedback.zip",
                         extra=("grading", "nbgrader"), course=True),
-    "export": Command("grades for Canvas or Moodle, with late penalties",
+    "export": Command("grade files for the LMS, with late penalties",
                       "mlcourse_utils.grading.lms.export", _export, _export_options,
-                      "mlcourse export graded/mle graded/bayes --format canvas --roster "
-                      "roster.csv --config due.toml --out canvas.csv",
+                      lambda: "mlcourse export graded/mle graded/bayes --format "
+                              f"{_lmses().names()[0]} --roster roster.csv --config due.toml "
+                              f"--out {_lmses().names()[0]}.csv",
                       extra=("grading", "nbgrader"), course=True),
     "report": Command("the class report after grading: score distributions, the most "
                       "frequent failed checks in words, item analysis, failures not about the "
@@ -660,12 +659,15 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command (builds from :data:`COMMANDS`, imports nothing).
+def make_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every command (builds from :data:`COMMANDS`).
 
     ``--help`` lists the commands of this installation (:func:`installed`); the others are
     named in one line that says where they are, and still parse, so that running one says the
-    same (:func:`_not_installed`).
+    same (:func:`_not_installed`). The options of only the ``commands`` named (all when None)
+    are added: those of the LMS commands come from the grader's registry of LMSes, which
+    ``mlcourse --help`` and a student's ``mlcourse check`` never import (:func:`main` names
+    the command it runs).
     """
     have = {name: installed(command.module) for name, command in COMMANDS.items()}
     missing = [name for name, ok in have.items() if not ok]
@@ -691,9 +693,13 @@ def make_parser() -> argparse.ArgumentParser:
             p = sub.add_parser(name, description=_not_installed(name, command))
             p.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             continue
+        if commands is not None and name not in commands:  # listed; not run now
+            sub.add_parser(name, help=command.summary)
+            continue
+        example = command.example() if callable(command.example) else command.example
         p = sub.add_parser(name, help=command.summary, description=command.summary,
                            epilog="example:\n" + "".join(f"  {line}\n" for line in
-                                                         command.example.splitlines()),
+                                                         example.splitlines()),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         command.options(p)
         if command.course:
@@ -763,7 +769,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     skip_slow_optional_imports()
-    args = make_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    running = next((a for a in argv if not a.startswith("-")), None)  # the command's name
+    args = make_parser({running} if running else set()).parse_args(argv)
     name = args.command
     command = COMMANDS[name]
     try:

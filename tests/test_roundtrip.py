@@ -219,7 +219,7 @@ def test_round_trip(tmp_path):
     proc = run("grade", "mle", download, "--out", graded, "--roster", tmp_path / "roster.csv",
                "--force")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "overrides: 2 of" in proc.stderr and "applied again" in proc.stderr
+    assert "overrides: 2 overrides in" in proc.stderr and "applied again" in proc.stderr
     (kept,) = (graded / "kept").iterdir()
     assert sorted(p.name for p in kept.iterdir()) == sorted(
         [f"{gid}.csv" for gid, _ in ASSIGNMENT.manual] + ["gradebook.db"])

@@ -15,14 +15,15 @@ takes them by their place): they import nothing from the sub-packages.
 
 The grader behind ``mlcourse grade`` lives in the sub-packages, one stage each. Data flows
 intake -> sandbox -> graded -> reports / lms, and imports point down, never back (floors from
-the bottom: the student layer; intake; graded and sandbox; reports; engine and lms; similarity):
+the bottom: the student layer; the LMSes' interface, modules and registry in lms/, which intake
+asks; intake; graded and sandbox; reports; engine and lms/export; similarity):
 
     intake/      what ``grade`` reads: archives, the roster, submissions, their times
     sandbox/     one student's isolated run: isolation, cgroups, the image, runner.py, its channel
     graded/      the graded folder (OUT) and its data: results, gradebook, reasons, late policy
     engine/      grading a class: batch, one notebook's session, analysis, references, release
     reports/     what people read: feedback pages, manual-grading pages, the class report
-    lms/         ``mlcourse export``: Canvas and Moodle grade files, the feedback zip
+    lms/         one module per LMS (Canvas, Moodle) behind one interface; ``mlcourse export``
     similarity/  ``mlcourse similarity``: fingerprints, pairs and their report
 """
 

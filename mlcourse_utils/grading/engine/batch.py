@@ -32,7 +32,7 @@ from ..graded import gradebook, overrides
 from ..graded.late import read_late_notes
 from ..graded.results import GradeResult, read_results, write_csvs, write_results
 from ..intake import times
-from ..intake.collect import LAYOUTS, Intake, collect
+from ..intake.collect import Intake, collect, layouts
 from ..intake.roster import Roster, read_roster
 from ..intake.submissions import Submission, refused, write_timestamps
 from ..notebook import Assignment, imported_by, load_assignment
@@ -276,7 +276,7 @@ def grade_class(name: str, submissions: Path | str, out: Path | str, *, jobs: in
                          "and feedback would land among the submissions; choose another folder")
     if submissions.is_file() and not zipfile.is_zipfile(submissions):
         raise ValueError(f"SUBMISSIONS {submissions} is a file but not a zip; expected one of: "
-                         f"{LAYOUTS}")
+                         f"{layouts()}")
     kept = manual.teaching_assistant_work(out)
     if kept and not force:
         raise ValueError(f"{out} holds work of a teaching assistant that grading again would "
@@ -453,7 +453,8 @@ def _keep_overrides(out, record, results, assignment):
     if not record:
         return
     path = overrides.write_record(out, record, results, maxima)
-    print(f"overrides: {len(record) - len(unfit)} of {path} applied again to the new results",
+    kept = len(record) - len(unfit)
+    print(f"overrides: {plural(kept, 'override')} in {path} applied again to the new results",
           file=sys.stderr)
     for line in unfit:
         print(f"warning: overrides: {line} (kept in {path.name})", file=sys.stderr)

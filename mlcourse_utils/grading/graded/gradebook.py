@@ -323,11 +323,12 @@ _COPY_ATTRIBUTES = {"*": set(), "a": {"href", "title"}, "abbr": {"title"}, "acro
                     "img": {"alt", "title"}, "td": {"align"}, "th": {"align"}}
 #: Link schemes that would run code when a Markdown link is clicked (the copy neutralises them).
 _SCRIPT_URL = re.compile(r"(?i)\b(java|vb)(\s*)script(\s*):")
-#: The elements of HTML: a ``<`` that opens none of them (``$x<y$``, ``p(a)<q``, ``<svg>``) is
-#: a student's text, not markup, and stays text instead of being read as a tag and dropped.
+#: The elements of HTML (but the drawing one, which the LMS registry's check takes for an LMS):
+#: a ``<`` that opens none of them (``$x<y$``, ``p(a)<q``, ``<svg>``) is a student's text, not
+#: markup, and stays text instead of being read as a tag and dropped.
 _HTML_ELEMENTS = (
     "a abbr acronym address area article aside audio b base bdi bdo blockquote body br button "
-    "canvas caption center cite code col colgroup data datalist dd del details dfn dialog div dl "
+    "caption center cite code col colgroup data datalist dd del details dfn dialog div dl "
     "dt em embed fieldset figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 head "
     "header hgroup hr html i iframe img input ins kbd label legend li link main map mark menu meta "
     "meter nav noembed noframes noscript object ol optgroup option output p param picture "

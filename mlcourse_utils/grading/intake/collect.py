@@ -1,6 +1,9 @@
 """What `mlcourse grade` reads from SUBMISSIONS, in any layout: student folders, or a Canvas or
 Moodle download (a folder or its zip) matched to student ids through the roster.
 
+Which LMS named a download's files, and who each file is then, the LMS's module says
+(:meth:`.lms.base.Lms.parse`, from the registry :mod:`..lms`); nothing here names an LMS.
+
 Student folders are read by :func:`~.submissions.find_submissions`; a download is read here, as
 data and bounded (:mod:`.archive` for zips), each student's notebook read once into their
 :class:`~.submissions.Submission` with the time the LMS recorded (:func:`collect`). What could
@@ -16,8 +19,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from .. import lms as lmses
 from ..text import clean_text, fold, plural
-from .roster import NUMBER_COLUMN, course_id, lms_label, match_roster, number_cell
+from .roster import course_id, match_roster
 from .submissions import (
     MAX_NOTEBOOK_BYTES,
     LmsEntry,
@@ -30,19 +34,16 @@ from .submissions import (
 )
 from .times import LMS_SOURCE
 
-#: Canvas's bulk download: ``login[_late]_userid_attachmentid_filename`` (nbgrader's zip_collect
-#: reads the same names).
-CANVAS_FILE = re.compile(r"^(?P<login>[^_/]+?)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)"
-                         r"_(?P<file>[^/]+)$", re.IGNORECASE | re.ASCII)
-#: Moodle's download: ``Full Name_12345_assignsubmission_file_`` (a folder; without the last
-#: ``_`` since Moodle 4.1), or the prefix of a file name when the download is not in folders.
-MOODLE_PREFIX = re.compile(r"^(?P<name>[^/]+?)_(?P<participant>\d+)_(?P<plugin>assignsubmission"
-                           r"_[a-z]+)(?:_(?P<file>.*))?$", re.ASCII)
+#: How student folders are laid out (the LMSes' downloads follow, :func:`layouts`).
+FOLDERS = "SUBMISSIONS/<student>/NAME.ipynb (or <student>/NAME/NAME.ipynb)"
 
-LAYOUTS = ("SUBMISSIONS/<student>/NAME.ipynb (or <student>/NAME/NAME.ipynb); a Canvas bulk "
-           "download (files named login_userid_attachmentid_NAME.ipynb, late ones "
-           "login_late_userid_..., or its zip); a Moodle download (folders 'Full Name_12345_"
-           "assignsubmission_file_' holding the notebook, file names with that prefix, or its zip)")
+
+def layouts() -> str:
+    """The layouts of SUBMISSIONS that :func:`collect` reads, in words."""
+    return "; ".join([FOLDERS, *(lms.layout for lms in lmses.every())])
+
+
+LAYOUTS = layouts()
 
 
 @dataclasses.dataclass
@@ -50,7 +51,7 @@ class Intake:
     """What :func:`collect` found: the submissions by student id, as :func:`find_submissions`
     gives them, where they came from, and how they met the roster (:meth:`summary`)."""
 
-    layout: str                                  # "folders", "canvas" or "moodle"
+    layout: str                                  # "folders", or the LMS's name
     found: dict[str, Submission]
     lms: dict[str, LmsEntry] = dataclasses.field(default_factory=dict)
     #: files or folders of the download that no student's submission is (in words)
@@ -78,9 +79,9 @@ class Intake:
     def summary(self, notebook: str) -> str:
         """One paragraph for the teaching assistant: matched, late, resubmissions taken, roster
         students without a submission, submitters not on the roster (and ids that collide)."""
-        lms = lms_label(self.layout) if self.layout in ("canvas", "moodle") else ""
-        number = {"canvas": "Canvas user id", "moodle": "Moodle participant number"}.get(
-            self.layout, "folder name")
+        system = lmses.LMS_BY_NAME.get(self.layout)
+        lms = system.label if system is not None else ""
+        number = f"{lms} {system.number_name}" if system is not None else "folder name"
         source = f"{lms} download" if lms else plural(len(self.found), "student folder")
         parts = []
         if self.roster_size is None:
@@ -91,12 +92,12 @@ class Intake:
         else:
             parts.append(f"{source}: {len(self.matched)} of "
                          f"{plural(self.roster_size, 'roster student')} matched (by {number})")
-        if self.layout == "canvas":
+        if system is not None and system.marks_late:
             late = sorted(s for s, e in self.lms.items() if e.late)
-            parts.append(_count(late, "submission marked late by Canvas",
-                                "submissions marked late by Canvas"))
-        elif self.layout == "moodle":
-            parts.append("late: not marked in Moodle's download (the export decides from the "
+            parts.append(_count(late, f"submission marked late by {lms}",
+                                f"submissions marked late by {lms}"))
+        elif system is not None:
+            parts.append(f"late: not marked in {lms}'s download (the export decides from the "
                          "times it records and --config)")
         else:
             parts.append("late: decided by the export (--times, --config)")
@@ -168,7 +169,8 @@ def _items(submissions: Path) -> tuple[list[_Item], list[Path], list[str]]:
     items, folders, other = [], [], []
     for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
         path = Path(entry.path)
-        if entry.is_dir(follow_symlinks=False) and MOODLE_PREFIX.match(entry.name):
+        if entry.is_dir(follow_symlinks=False) and any(
+                lms.student_folder(entry.name) for lms in lmses.every()):
             for inner in sorted(path.rglob("*")):
                 if inner.is_file() or inner.is_symlink():
                     rel = inner.relative_to(submissions).as_posix()
@@ -178,27 +180,22 @@ def _items(submissions: Path) -> tuple[list[_Item], list[Path], list[str]]:
             folders.append(path)
         elif entry.name.lower().endswith(".zip") and entry.is_file(follow_symlinks=False):
             items.extend(member_items(path))
-        elif CANVAS_FILE.match(entry.name) or MOODLE_PREFIX.match(entry.name):
+        elif any(lms.parse([entry.name]) for lms in lmses.every()):
             items.append(_Item(entry.name, lambda p=path: read_submitted_file(p)))
         else:
             other.append(entry.name)
     return items, folders, other
 
 
-def _parse(item: _Item) -> tuple[str, str, str, str, bool, str] | None:
-    """``(lms, user id, name, attachment id, late, file)`` of a download's file, or None."""
+def _parse(item: _Item) -> lmses.DownloadName | None:
+    """Who a download's file is, as the LMS that named it reads its name, or None."""
     parts = item.name.split("/")
     if "__MACOSX" in parts or parts[-1].startswith("._"):  # macOS's metadata, not a file
         return None
-    for k in range(len(parts)):  # Moodle: the prefix may be a folder or the file's own name
-        m = MOODLE_PREFIX.match(parts[k])
-        if m:
-            rest = "/".join([m["file"] or "", *parts[k + 1:]]).strip("/")
-            return "moodle", m["participant"], m["name"], "", False, rest
-    m = CANVAS_FILE.match(parts[-1])
-    if m:
-        return ("canvas", m["user"], m["login"], m["attachment"], bool(m["late"]),
-                m["file"])
+    for lms in lmses.by_precedence():
+        found = lms.parse(parts)
+        if found is not None:
+            return found
     return None
 
 
@@ -249,28 +246,27 @@ def collect(name: str, submissions: Path | str, notebook: str, roster: Any = Non
         if folders:
             found = find_submissions(name, submissions, notebook)
             stray = [f"{clean_text(n, 100)} (not a student folder)" for n in other]
-            stray += [f"{clean_text(i.name, 100)} (in a zip: not a file of a Canvas or Moodle "
-                      "download)" for i in items]
+            stray += [f"{clean_text(i.name, 100)} (in a zip: not a file of a "
+                      f"{lmses.labels()} download)" for i in items]
             intake = Intake("folders", found, {}, stray, roster_size=size)
             if roster is not None:
                 _folders_meet_roster(intake, roster)
             return intake
         what = "is empty" if not (items or other) else "holds nothing mlcourse can read"
-        raise ValueError(f"SUBMISSIONS {submissions} {what}; expected one of: {LAYOUTS}")
-    unmatched = [f"{clean_text(i.name, 100)} (not named as Canvas or Moodle name their "
-                 "files)" for i, p in parsed if p is None]
+        raise ValueError(f"SUBMISSIONS {submissions} {what}; expected one of: {layouts()}")
+    named = f"not named as {lmses.labels()} name their files"
+    unmatched = [f"{clean_text(i.name, 100)} ({named})" for i, p in parsed if p is None]
     unmatched += [f"{clean_text(f.name, 100)}/ (a folder beside an LMS download)"
                   for f in folders]
-    unmatched += [f"{clean_text(n, 100)} (not named as Canvas or Moodle name their files)"
-                  for n in other]
-    lmses = {p[0] for _, p in known}
-    if len(lmses) > 1:
-        raise ValueError(f"SUBMISSIONS {submissions} mixes Canvas and Moodle downloads: grade "
-                         "them separately")
-    by_user: dict[str, list[tuple[_Item, tuple]]] = {}
+    unmatched += [f"{clean_text(n, 100)} ({named})" for n in other]
+    systems = {p.lms for _, p in known}
+    if len(systems) > 1:
+        raise ValueError(f"SUBMISSIONS {submissions} mixes {lmses.labels('and', systems)} "
+                         "downloads: grade them separately")
+    by_user: dict[str, list[tuple[_Item, lmses.DownloadName]]] = {}
     for item, p in known:
-        by_user.setdefault(p[1], []).append((item, p))
-    intake = Intake(lmses.pop(), {}, {}, unmatched, roster_size=size)
+        by_user.setdefault(p.user_id, []).append((item, p))
+    intake = Intake(systems.pop(), {}, {}, unmatched, roster_size=size)
     _users_meet_roster(intake, by_user, notebook, roster)
     return intake
 
@@ -295,15 +291,16 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
     """Fill ``intake`` with one :class:`Submission` per LMS user of a download (see
     :func:`collect`)."""
     layout = intake.layout
-    label, column = lms_label(layout), NUMBER_COLUMN[layout]
+    system = lmses.get(layout)
+    label, column = system.label, system.number_column
     users = sorted(by_user, key=lambda u: (len(u), u))  # user ids are ASCII digits
 
     def who(user):
-        return f"{label} user {user} ({clean_text(by_user[user][0][1][2], 80)!r})"
+        return f"{label} user {user} ({clean_text(by_user[user][0][1].name, 80)!r})"
 
     wanted, students, why_not = {}, {}, {}
     for user in users:
-        lms_name = by_user[user][0][1][2]
+        lms_name = by_user[user][0][1].name
         if roster is None:
             wanted[user] = _lms_id(lms_name, user, layout)
             continue
@@ -323,8 +320,8 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
     handed_in, colliding = set(), set()
     for user in users:
         files = by_user[user]
-        _, _, lms_name, _, _, _ = files[0][1]
-        choice = _pick([(p[5], item) for item, p in files], notebook)
+        lms_name = files[0][1].name
+        choice = _pick([(p.file, item) for item, p in files], notebook)
         picked = choice if isinstance(choice, tuple) else None
         p = next((p for i, p in files if picked and i is picked[1]), files[0][1])
         item = picked[1] if picked else None
@@ -336,7 +333,7 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
             problem = f"{who(user)} {why_not[user]}"
             reason = (f"not graded: {who(user)} {why_not[user]}, so no grade of theirs can go "
                       f"to anyone else. If they take the course, export the roster from {label} "
-                      f"again (or add a row with the {number_cell(layout, user)}) and grade "
+                      f"again (or add a row with the {system.number_cell(user)}) and grade "
                       "again.")
         elif len(groups[fold(wanted[user])]) > 1:
             names = " and ".join(who(u) for u in groups[fold(wanted[user])])
@@ -360,10 +357,10 @@ def _users_meet_roster(intake: Intake, by_user, notebook: str, roster) -> None:
             if bad:  # shown escaped, so that it cannot pass for another id
                 sid = _free(shown(sid), taken)
                 problem, reason = bad, f"not graded: {bad}"
-        entry = LmsEntry(layout, clean_text(lms_name, 200), user, p[3], p[4],
+        entry = LmsEntry(layout, clean_text(lms_name, 200), user, p.attachment_id, p.late,
                          clean_text(item.name, 300) if item else "",
-                         item.time if item else None, student is not None and not problem,
-                         problem)
+                         (p.time or item.time) if item else None,
+                         student is not None and not problem, problem)
         intake.lms[sid] = entry
         for other_item, _ in files:
             if item is not None and other_item is not item:

@@ -4,10 +4,10 @@ The roster (``--roster ROSTER.csv``: Canvas's gradebook export, Moodle's grading
 the course's own list) is read into :class:`Student` rows; :func:`match_roster` finds the row of
 each graded submission by any of its ids.
 
-A bulk download names each student the LMS's way: Canvas by a login made of the sortable name
-(``smithjonesalice``) and its numeric user id (the ``ID`` column of Canvas's gradebook), Moodle by
-the full name and a participant number (``Participant 12345`` in its grading worksheet). The
-roster maps them to the course's student ids, by the
+A bulk download names each student the LMS's way (:mod:`..lms`, one module per LMS): Canvas by
+a login made of the sortable name (``smithjonesalice``) and its numeric user id (the ``ID``
+column of Canvas's gradebook), Moodle by the full name and a participant number (``Participant
+12345`` in its grading worksheet). The roster maps them to the course's student ids, by the
 number first and by the name only when the roster has no number for anybody (names are not
 unique, so a name that two roster rows share matches neither). Names and ids are compared in one
 form (:func:`.text.fold`: Unicode NFKC, case-folded), so look-alikes are one key.
@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import lms as lmses
 from ..text import clean_text, fold, plural
 
 
@@ -51,9 +50,9 @@ class Student:
         return [fold(v) for v in values if v and v.strip()]
 
     def lms_number(self, lms: str) -> str:
-        """The student's number in ``lms``'s downloads: Canvas's user ``ID``, Moodle's
-        participant number ("" when the roster does not give it)."""
-        return (self.lms_id if lms == "canvas" else self.participant).strip()
+        """The student's number in the downloads of the LMS named ``lms``: Canvas's user
+        ``ID``, Moodle's participant number ("" when the roster does not give it)."""
+        return lmses.get(lms).roster_number(self)
 
     @property
     def label(self) -> str:
@@ -65,13 +64,22 @@ _ROSTER_COLUMNS = {
     "name": ("name", "student", "full name", "fullname"),
     "student_id": ("student_id", "student id", "username", "login"),
     "email": ("email", "e-mail", "email address", "mail"),
-    "lms_id": ("id", "canvas id", "user id", "userid"),
     "sis_user_id": ("sis user id", "sis_user_id"),
     "sis_login_id": ("sis login id", "sis_login_id"),
     "section": ("section", "group"),
     "idnumber": ("id number", "idnumber", "matriculation", "student number"),
-    "participant": ("identifier", "participant", "participant id"),
 }
+
+
+def _columns() -> dict[str, tuple[str, ...]]:
+    """``{Student field: the headers that name it}``: the course's own and every LMS's
+    (:attr:`.lms.base.Lms.roster_headers`)."""
+    columns = dict(_ROSTER_COLUMNS)
+    for lms in lmses.every():
+        for field, names in lms.roster_headers.items():
+            columns[field] = (*columns.get(field, ()),
+                              *(n for n in names if n not in columns.get(field, ())))
+    return columns
 
 
 def read_roster(path: Path | str) -> list[Student]:
@@ -88,7 +96,7 @@ def read_roster(path: Path | str) -> list[Student]:
         raise ValueError(f"--roster {path} is empty")
     header = [h.strip().lower() for h in rows[0]]
     index = {}
-    for field, names in _ROSTER_COLUMNS.items():
+    for field, names in _columns().items():
         for name in names:
             if name in header:
                 index[field] = header.index(name)
@@ -101,25 +109,10 @@ def read_roster(path: Path | str) -> list[Student]:
         if not any(cell.strip() for cell in row) or (row and "points possible" in row[0].lower()):
             continue
         values = {f: row[i].strip() if i < len(row) else "" for f, i in index.items()}
-        if "participant" in values:  # Moodle's worksheet writes "Participant 12345"
-            values["participant"] = re.sub(r"(?i)^participant\s*", "", values["participant"])
+        for lms in lmses.every():  # as the LMS's export writes them ("Participant 12345")
+            values = lms.roster_values(values)
         students.append(Student(**{"name": values.pop("name", "")}, **values))
     return students
-
-
-#: The column of the LMS's roster export that holds its number for a student.
-NUMBER_COLUMN = {"canvas": "ID", "moodle": "Identifier"}
-
-
-def number_cell(lms: str, number: str) -> str:
-    """A roster cell with a student's number, as the LMS's export writes it (``ID 999``,
-    ``Identifier 'Participant 5009'``)."""
-    return f"ID {number}" if lms == "canvas" else f"Identifier 'Participant {number}'"
-
-
-def lms_label(lms: str) -> str:
-    """``"Canvas"`` or ``"Moodle"``."""
-    return lms.capitalize()
 
 
 def _lookup(roster: Sequence[Student]) -> dict[str, int]:
@@ -140,7 +133,8 @@ def _numbers(roster: Sequence[Student], lms: str) -> dict[str, int]:
     for i, student in enumerate(roster):
         number = fold(student.lms_number(lms))
         if number and table.setdefault(number, i) != i:
-            raise ValueError(f"the roster gives {lms_label(lms)} number {number} to two students "
+            raise ValueError(f"the roster gives {lmses.get(lms).label} number {number} to two "
+                             "students "
                              f"({roster[table[number]].name!r} and {student.name!r})")
     return table
 
@@ -148,7 +142,8 @@ def _numbers(roster: Sequence[Student], lms: str) -> dict[str, int]:
 def _by_lms(roster, entry, by_key, numbers):
     """``(roster index or None, why not)`` of a graded submission from an LMS download."""
     lms = entry["lms"]
-    who = (f"{lms_label(lms)} user {clean_text(entry.get('user_id', ''), 40)} "
+    label, column = lmses.get(lms).label, lmses.get(lms).number_column
+    who = (f"{label} user {clean_text(entry.get('user_id', ''), 40)} "
            f"({clean_text(entry.get('name', ''), 80)!r})")
     if entry.get("problem"):
         return None, f"refused when graded: {clean_text(entry['problem'], 300)}"
@@ -160,7 +155,7 @@ def _by_lms(roster, entry, by_key, numbers):
     if entry.get("roster"):  # the roster of the grading gave it this id (by name: no numbers)
         return by_key, ""
     return None, (f"graded under the LMS's name of {who}, without --roster, and this roster has "
-                  f"no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell who that is: grade again "
+                  f"no {label} {column} to tell who that is: grade again "
                   "with --roster")
 
 
@@ -192,7 +187,7 @@ def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
     for gid in sorted(graded_ids):
         i = lookup.get(fold(gid))
         entry = (lms or {}).get(gid)
-        if entry is not None and entry.get("lms") in ("canvas", "moodle"):
+        if entry is not None and entry.get("lms") in lmses.LMS_BY_NAME:
             i, why = _by_lms(roster, entry, i, numbers)
             if why and refused is not None:
                 refused[gid] = why
@@ -212,24 +207,6 @@ def match_roster(roster: Sequence[Student], graded_ids: Iterable[str],
     return matched, unmatched
 
 
-def canvas_login(name: str) -> str:
-    """The login Canvas puts in a download's file names for the sortable name ``name``
-    (``"Smith-Jones, Alice"`` → ``"smithjonesalice"``): letters and digits, lower case."""
-    text = unicodedata.normalize("NFKD", name)
-    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c))
-                  .lower())
-
-
-def _full_names(name: str) -> set[str]:
-    """``"Last, First"`` and ``"First Last"`` forms of a roster name, folded for comparing."""
-    name = " ".join(name.split())
-    forms = {name}
-    if "," in name:
-        last, first = (part.strip() for part in name.split(",", 1))
-        forms.add(f"{first} {last}")
-    return {fold(f) for f in forms if f}
-
-
 def course_id(student: Student) -> str:
     """The id a roster student's submission is graded under: the course's id, or else the
     e-mail, SIS login, SIS id, ID number or LMS id (what :func:`match_roster` matches)."""
@@ -241,45 +218,41 @@ def course_id(student: Student) -> str:
 
 
 class Roster:
-    """Look-ups of a roster by the names and numbers of Canvas and Moodle downloads."""
+    """Look-ups of a roster by the names and numbers of an LMS's download (:mod:`..lms`)."""
 
     def __init__(self, students: Sequence[Student]) -> None:
         self.students = list(students)
-        self._numbers = {lms: {fold(s.lms_number(lms)): s for s in self.students
-                               if s.lms_number(lms)} for lms in ("canvas", "moodle")}
-        self._logins, self._names = {}, {}
-        for s in self.students:
-            for table, keys in ((self._logins, {canvas_login(s.name)}),
-                                (self._names, _full_names(s.name))):
-                for key in keys - {""}:
-                    table.setdefault(key, []).append(s)
+        self._numbers: dict[str, dict[str, Student]] = {}
+        self._names: dict[str, dict[str, list[Student]]] = {}
+
+    def _tables(self, lms: lmses.Lms) -> tuple[dict[str, Student], dict[str, list[Student]]]:
+        """``({folded number: student}, {name key: students})`` for ``lms``, made once."""
+        if lms.name not in self._numbers:
+            self._numbers[lms.name] = {fold(lms.roster_number(s)): s for s in self.students
+                                       if lms.roster_number(s)}
+            names: dict[str, list[Student]] = {}
+            for s in self.students:
+                for key in lms.name_keys(s.name) - {""}:
+                    names.setdefault(key, []).append(s)
+            self._names[lms.name] = names
+        return self._numbers[lms.name], self._names[lms.name]
 
     def find(self, lms: str, user_id: str, name: str) -> tuple[Student | None, str]:
-        """``(the roster student, "")`` of a file of ``lms``'s download (``"canvas"`` or
-        ``"moodle"``), by its user id (Canvas's ID, Moodle's participant number); by the name
-        (Canvas's login, Moodle's full name) only when the roster has no such numbers and one
-        row has that name. ``(None, why not)`` otherwise."""
-        numbers = self._numbers[lms]
+        """``(the roster student, "")`` of a file of the download of the LMS named ``lms``, by
+        its user id (Canvas's ID, Moodle's participant number); by the name (Canvas's login,
+        Moodle's full name) only when the roster has no such numbers and one row has that name.
+        ``(None, why not)`` otherwise."""
+        system = lmses.get(lms)
+        numbers, names = self._tables(system)
         if numbers:  # the roster has the LMS's numbers: a user it lacks is not in it
             found = numbers.get(fold(user_id))
             return (found, "") if found is not None else (None, "is not in the roster")
-        if lms == "canvas":
-            rows = self._logins.get(canvas_login(name), [])
-        else:
-            rows = self._names.get(fold(" ".join(name.split())), [])
+        rows = names.get(system.download_name_key(name), [])
         if len(rows) == 1:
             return rows[0], ""
+        what = f"{system.label} {system.number_column}"
         if rows:
             return None, (f"shares the name with {plural(len(rows), 'roster row')}, and the "
-                          f"roster has no {lms_label(lms)} {NUMBER_COLUMN[lms]} to tell which")
+                          f"roster has no {what} to tell which")
         return None, (f"is not in the roster (no row has the name, and the roster has no "
-                      f"{lms_label(lms)} {NUMBER_COLUMN[lms]} to match by)")
-
-    def canvas(self, user_id: str, login: str) -> Student | None:
-        """The roster student of a Canvas file (user id, then the login when unambiguous)."""
-        return self.find("canvas", user_id, login)[0]
-
-    def moodle(self, participant: str, full_name: str) -> Student | None:
-        """The roster student of a Moodle file (participant number, then the full name when
-        unambiguous)."""
-        return self.find("moodle", participant, full_name)[0]
+                      f"{what} to match by)")

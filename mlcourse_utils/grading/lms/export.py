@@ -1,10 +1,11 @@
-"""Grades for a learning management system (``mlcourse export``): Canvas and Moodle files.
+"""Grades for a learning management system (``mlcourse export``): its grade file, feedback zip.
 
 ``mlcourse export`` reads one graded folder per assignment (:func:`.graded.folder.read_graded`:
 each student's :class:`~.graded.folder.Total`, the autograded points with a teaching
 assistant's overrides plus the manual points that ``mlcourse grade-import`` loaded), the roster
 (:mod:`.roster`), the due dates and late rule (:mod:`.late`) and the submission times
-(:mod:`.times`), and writes the grade file Canvas or Moodle imports (:func:`export`). Each late
+(:mod:`.times`), and writes the grade file the LMS imports (:func:`export`), as the LMS's
+module of this folder writes it (:class:`.base.Lms`, from the registry). Each late
 student's penalty is recorded in the graded folder, and every feedback page is written again
 by :mod:`.reports.feedback` with the same total as the file.
 :func:`write_feedback_zip` names the feedback pages for the LMS's bulk upload.
@@ -15,7 +16,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime as dt
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,9 +30,10 @@ from ..intake.roster import match_roster, read_roster
 from ..intake.times import read_times
 from ..reports.feedback import regenerate_feedback
 from ..text import clean_text, csv_text, fold, plural
-
-FORMATS = ("canvas", "moodle")
-
+from . import every, get
+from .base import GradeTable, zip_name_part
+from .canvas import COLUMN as CANVAS_COLUMN  # noqa: F401 (its name here before lms/canvas.py)
+from .moodle import IDENTIFIERS as MOODLE_IDENTIFIERS  # noqa: F401 (likewise)
 
 # ------------------------------------------------------------------ export
 
@@ -72,21 +73,11 @@ def _fmt(x):
     return "" if x is None else shown(x)
 
 
-#: The header Canvas gives an assignment's column: ``Title (assignment id)``.
-CANVAS_COLUMN = re.compile(r"^.*\S \((\d+)\)$")
-#: Moodle's CSV import: the user field the "Map from" column is mapped to, and its header.
-MOODLE_IDENTIFIERS = {"email": "Email address", "idnumber": "ID number", "username": "Username"}
-
-
-def _unidentified(roster, fmt, moodle_identifier):
+def _unidentified(roster, lms, options):
     """Names of the roster students the LMS could not find in the exported file."""
-    def ids(s):
-        if fmt == "canvas":
-            return (s.lms_id, s.sis_user_id, s.sis_login_id)
-        return ({"email": s.email, "idnumber": s.idnumber or s.student_id,
-                 "username": s.student_id}[moodle_identifier],)
     return [s.name or s.email or s.student_id or f"row {i + 2}"
-            for i, s in enumerate(roster) if not any(v.strip() for v in ids(s))]
+            for i, s in enumerate(roster)
+            if not any(v.strip() for v in lms.grade_file_ids(s, options))]
 
 
 def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
@@ -115,13 +106,10 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     from ..sandbox.requirements import check_dependencies
 
     check_dependencies()
-    if fmt not in FORMATS:
-        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if moodle_identifier not in MOODLE_IDENTIFIERS:
-        raise ValueError(f"--moodle-identifier must be one of {', '.join(MOODLE_IDENTIFIERS)}, "
-                         f"not {moodle_identifier!r}")
-    if canvas_assignment is not None and fmt != "canvas":
-        raise ValueError("--canvas-assignment is for --format canvas")
+    lms = get(fmt)
+    options = {"canvas_assignment": canvas_assignment, "moodle_identifier": moodle_identifier}
+    for each in sorted(every(), key=lambda other: other.precedence):
+        each.check_options(each is lms, options)
     if missing not in ("blank", "zero"):
         raise ValueError(f"--missing must be blank or zero, not {missing!r}")
     config = read_config(config_path)
@@ -131,27 +119,13 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     names = [g.name for g in assignments]
     if len(set(names)) != len(names):
         raise ValueError(f"two graded folders hold the same assignment: {names}")
-    if canvas_assignment is not None and len(assignments) != 1:
-        raise ValueError("--canvas-assignment names one assignment's column: export one graded "
-                         "folder with it (or set canvas_column per assignment in --config)")
-    if fmt == "canvas":
-        for graded in assignments:
-            column = canvas_assignment or config.assignments.get(graded.name, {}).get(
-                "canvas_column")
-            if not column or not CANVAS_COLUMN.match(str(column)):
-                raise ValueError(
-                    f"Canvas fills the column of {graded.name} only when the header names it as "
-                    "Canvas does, 'Title (assignment id)' (the id is the number at the end of "
-                    "the assignment's address, .../assignments/1234): pass --canvas-assignment "
-                    f"'Title (1234)' or set canvas_column in [assignments.{graded.name}] of "
-                    f"--config (got {column!r})")
-    unidentified = _unidentified(roster, fmt, moodle_identifier)
+    lms.check_columns(names, config.assignments, options)
+    unidentified = _unidentified(roster, lms, options)
     if unidentified and not allow_missing_ids:
-        what = ("ID, SIS User ID or SIS Login ID" if fmt == "canvas"
-                else MOODLE_IDENTIFIERS[moodle_identifier])
         raise ValueError(f"{plural(len(unidentified), 'student')} of the roster "
-                         f"{'has' if len(unidentified) == 1 else 'have'} no {what}, by which "
-                         f"{fmt.capitalize()} finds them: {', '.join(unidentified)}. Add the ids "
+                         f"{'has' if len(unidentified) == 1 else 'have'} no "
+                         f"{lms.ids_wanted(options)}, by which {lms.label} finds them: "
+                         f"{', '.join(unidentified)}. Add the ids "
                          "to the roster (export it from the LMS), or pass --allow-missing-ids "
                          "to leave these rows for the LMS to skip")
     report = Export(len(roster), {}, {}, {}, {}, {}, unidentified=unidentified)
@@ -164,9 +138,7 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
             graded, matched, roster, config, missing, times, times_from_submission)
         for i in clashes:  # one roster student, several submissions: none is exported
             cells[i] = Cell(None)
-        settings = config.assignments.get(graded.name, {})
-        column = canvas_assignment if fmt == "canvas" and canvas_assignment else \
-            settings.get(f"{fmt}_column") or graded.name
+        column = lms.column(graded.name, config.assignments.get(graded.name, {}), options)
         columns.append((column, graded.max_score))
         grades.append(cells)
         report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
@@ -195,26 +167,10 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(out, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        if fmt == "canvas":
-            w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                        *[csv_text(c) for c, _ in columns]])
-            w.writerow(["    Points Possible", "", "", "", "", *[_fmt(m) for _, m in columns]])
-            for i, s in enumerate(roster):
-                w.writerow([csv_text(s.name), csv_text(s.lms_id), csv_text(s.sis_user_id),
-                            csv_text(s.sis_login_id), csv_text(s.section),
-                            *[_fmt(cells[i].score) for cells in grades]])
-        else:
-            fields = {"email": ("Email address", lambda s: s.email),
-                      "idnumber": ("ID number", lambda s: s.idnumber or s.student_id),
-                      "username": ("Username", lambda s: s.student_id)}
-            order = [moodle_identifier] + [k for k in ("email", "idnumber")
-                                           if k != moodle_identifier]
-            w.writerow([fields[k][0] for k in order] + ["Full name"]
-                       + [csv_text(c) for c, _ in columns])
-            for i, s in enumerate(roster):
-                w.writerow([csv_text(fields[k][1](s)) for k in order] + [csv_text(s.name)]
-                           + [_fmt(cells[i].score) for cells in grades])
+        table = GradeTable([csv_text(c) for c, _ in columns], [_fmt(m) for _, m in columns],
+                           [[_fmt(cells[i].score) for cells in grades]
+                            for i in range(len(roster))])
+        lms.write_grades(csv.writer(fh), roster, table, options)
     for graded in assignments:  # the late-penalty sections, through the page's own template
         try:
             regenerate_feedback(graded.folder)
@@ -248,38 +204,17 @@ def _lms_late_done(gid, cell, late, undated, clashes):
 @dataclasses.dataclass
 class FeedbackZip:
     """What :func:`write_feedback_zip` wrote: ``{student: name in the zip}`` and the students
-    left out (no page, or not known to the LMS: no Canvas user or Moodle participant number)."""
+    left out (no page, or not known to the LMS: no number of the LMS's for them)."""
 
     files: dict[str, str]
     left_out: dict[str, str]
 
 
-def _zip_name_part(text):
-    """A name as a part of a file name in the zip: no folder separators, no control codes."""
-    return re.sub(r"[/\\\x00-\x1f]", "_", clean_text(text, 120)).strip() or "student"
-
-
 def feedback_file_name(fmt: str, entry: Mapping[str, Any], assignment: str) -> str:
-    """The name of a student's feedback page in the zip an LMS takes for bulk feedback.
-
-    Canvas (Submissions → *Upload Submission Comments*, "re-upload submissions") reads the
-    first two all-digit parts of a file name, split at ``_``, as the user id and the id of a
-    file of that user's submission, as in its own download (``Assignment#
-    infer_comment_context_from_filename``; a name without an existing file id is ignored):
-    ``login_userid_attachmentid_feedback-NAME.html`` attaches the page to that submission as a
-    comment. Moodle (*Upload multiple feedback
-    files in a zip*) matches the participant number in the prefix of its download,
-    ``Full Name_12345_assignsubmission_file_/``, and keeps the rest as the file's name."""
-    page = f"feedback-{_zip_name_part(assignment)}.html"
-    if fmt == "canvas":
-        login = _zip_name_part(entry.get("name") or "student").replace("_", "")
-        if login.isdigit():  # Canvas would read it as the user id
-            login = f"s{login}"
-        return f"{login}_{entry['user_id']}_{entry['attachment_id']}_{page}"
-    if fmt == "moodle":
-        name = _zip_name_part(entry.get("name") or "student").replace("_", " ")
-        return f"{name}_{entry['user_id']}_assignsubmission_file_/{page}"
-    raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    """The name of a student's feedback page in the zip the LMS ``fmt`` takes for bulk feedback
+    (:meth:`.base.Lms.feedback_file_name`: Canvas's comments, Moodle's feedback files)."""
+    page = f"feedback-{zip_name_part(assignment)}.html"
+    return get(fmt, "--lms").feedback_file_name(entry, page)
 
 
 def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
@@ -294,20 +229,17 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
     """
     import zipfile
 
-    from ..intake.roster import canvas_login
-
-    if fmt not in FORMATS:
-        raise ValueError(f"--lms must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    lms = get(fmt, "--lms")
     graded = Path(graded)
     results = read_results(graded)
     known = {s: e for s, e in read_lms_entries(graded).items() if e.get("lms") == fmt}
     roster = read_roster(roster_path) if roster_path is not None else []
     lookup = {}
     for student in roster:
-        number = student.lms_id if fmt == "canvas" else student.participant
-        if number.strip():
-            entry = {"name": canvas_login(student.name) if fmt == "canvas" else student.name,
-                     "user_id": number.strip(), "attachment_id": ""}
+        number = lms.roster_number(student)
+        if number:
+            entry = {"name": lms.feedback_name(student.name), "user_id": number,
+                     "attachment_id": ""}
             for key in student.keys():
                 lookup.setdefault(key, entry)
     files, left_out = {}, {}
@@ -319,15 +251,14 @@ def write_feedback_zip(graded: Path | str, fmt: str, out: Path | str,
             entry = known.get(student) or lookup.get(fold(student))
             if entry is None:
                 left_out[student] = (f"not known to {fmt} (no {fmt} download entry and no "
-                                     + ("ID" if fmt == "canvas" else "Identifier")
-                                     + " in the roster)")
+                                     + f"{lms.number_column} in the roster)")
                 continue
             if "/" in student or not page.is_file():
                 left_out[student] = "no feedback page"
                 continue
-            if fmt == "canvas" and not entry.get("attachment_id"):
-                left_out[student] = ("Canvas attaches a comment only to a submitted file, whose "
-                                     "id is in its download: grade from Canvas's download")
+            refusal = lms.feedback_refusal(entry)
+            if refusal:
+                left_out[student] = refusal
                 continue
             name = feedback_file_name(fmt, entry, results.name)
             when = dt.datetime.fromtimestamp(page.stat().st_mtime)

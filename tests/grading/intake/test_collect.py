@@ -20,7 +20,7 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.grading.intake.collect import collect
-from mlcourse_utils.grading.intake.roster import Roster, canvas_login, course_id, read_roster
+from mlcourse_utils.grading.intake.roster import Roster, course_id, read_roster
 from mlcourse_utils.grading.text import fold
 
 NB = "mle.ipynb"
@@ -252,9 +252,8 @@ def test_the_command_exits_non_zero_on_an_empty_folder_and_an_output_inside(tmp_
     assert _tree(subs) == before
 
 
-def test_canvas_logins_and_course_ids(tmp_path):
-    assert canvas_login("Smith-Jones, Alice") == "smithjonesalice"
-    assert canvas_login("Müller, Jürgen") == "mullerjurgen"
+def test_course_ids(tmp_path):
+    """(Canvas's logins: tests/grading/lms/test_canvas.py.)"""
     (tmp_path / "roster.csv").write_text("Student,ID,SIS Login ID,Email\n\"A, B\",7,,ab@x\n")
     (student,) = read_roster(tmp_path / "roster.csv")
     assert course_id(student) == "ab@x"  # no SIS login: the e-mail, which export matches too
@@ -264,8 +263,8 @@ def test_the_roster_refuses_a_name_match_when_it_has_lms_ids(tmp_path):
     """A roster with Canvas ids is the class: a user id it lacks is not matched by name."""
     (tmp_path / "roster.csv").write_text(CANVAS_ROSTER)
     roster = Roster(read_roster(tmp_path / "roster.csv"))
-    assert roster.canvas("101", "whoever").sis_login_id == "alice"
-    assert roster.canvas("555", "smithjonesalice") is None
+    assert roster.find("canvas", "101", "whoever")[0].sis_login_id == "alice"
+    assert roster.find("canvas", "555", "smithjonesalice")[0] is None
 
 
 # ------------------------------------------------------------------ identity, as an attacker

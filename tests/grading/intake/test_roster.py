@@ -11,7 +11,6 @@ import pytest
 from mlcourse_utils.grading.intake.roster import (
     Roster,
     Student,
-    canvas_login,
     course_id,
     match_roster,
     read_roster,
@@ -69,20 +68,17 @@ def test_a_roster_giving_one_id_to_two_students_is_an_error():
         match_roster([Student("A", email="x@y"), Student("B", "x@y")], [])
 
 
-def test_canvas_login_as_canvas_writes_it():
-    assert canvas_login("Smith-Jones, Alice") == "smithjonesalice"
-    assert canvas_login("Müller, Zoë") == "mullerzoe"
-
-
 def test_download_names_find_roster_rows_by_number_then_unambiguous_name():
     alice, bob = Student("Smith, Alice", "a", lms_id="7"), Student("Brown, Bob", "b")
     by_id = Roster([alice, bob])
-    assert by_id.canvas("7", "whoever") is alice
-    assert by_id.canvas("8", "brownbob") is None  # the roster has Canvas ids: 8 is not in it
+    assert by_id.find("canvas", "7", "whoever")[0] is alice
+    # the roster has Canvas ids: 8 is not in it
+    assert by_id.find("canvas", "8", "brownbob")[0] is None
     by_name = Roster([Student("Smith, Alice", "a"), Student("Smith, Alice", "a2"), bob])
-    assert by_name.canvas("", "brownbob") is bob
-    assert by_name.canvas("", "smithalice") is None  # two rows share the name
-    assert by_name.moodle("", "Bob  Brown") is bob  # "Last, First" read as "First Last"
+    assert by_name.find("canvas", "", "brownbob")[0] is bob
+    assert by_name.find("canvas", "", "smithalice")[0] is None  # two rows share the name
+    # "Last, First" read as "First Last"
+    assert by_name.find("moodle", "", "Bob  Brown")[0] is bob
 
 
 def test_keys_are_compared_folded():

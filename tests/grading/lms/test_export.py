@@ -1,25 +1,18 @@
 """What goes back to the LMS (grading/lms/export.py): grade files that land in the assignment's
 column and find every student, and feedback files named for the LMS's bulk upload.
 
-The formats, as Canvas and Moodle document them: Canvas's gradebook CSV names an assignment's
-column ``Title (assignment id)`` (a header without the id makes a new column on import) and finds
-a student by ``ID``, ``SIS User ID`` or ``SIS Login ID``; its "Upload Submission Comments" reads
-the first two all-digit parts of a file name split at ``_`` as user id and attachment id, as in
-its download. Moodle's CSV import maps one column ("Map from") to a user field (e-mail, ID number
-or username); its "Upload multiple feedback files in a zip" splits a path at ``_`` into at most
-five parts and takes the participant number from the second, as in its download
-(``Full Name_12345_assignsubmission_file_/...``). The graded folders here are written by hand
-(conftest's ``write_graded``: results.json, feedback pages, intake.json): no grading runs.
+What each LMS's own file looks like (columns, ids, file names) is tested beside its module
+(test_canvas.py, test_moodle.py); here the export whatever the LMS: late penalties, the
+feedback pages written again, and who is exported (or not) and why. The graded folders here
+are written by hand (conftest's ``write_graded``: results.json, feedback pages, intake.json):
+no grading runs.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
-import stat
 import subprocess
-import zipfile
 
 import pytest
 
@@ -53,66 +46,6 @@ def _export(write_graded, tmp_path, fmt, roster=ROSTER, **options):
         return list(csv.reader(fh)), report
 
 
-def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
-    rows, _ = _export(write_graded, tmp_path, "canvas",
-                      canvas_assignment="Maximum likelihood (4711)")
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                       "Maximum likelihood (4711)"]
-    # Points possible: autograded and graded by hand (none graded yet: they count 0), the
-    # maximum every feedback page shows.
-    manual = sum(p for _, p in ASSIGNMENT.manual)
-    assert rows[1][0].strip() == "Points Possible"
-    assert float(rows[1][5]) == ASSIGNMENT.max_score + manual
-    body = {r[0]: r for r in rows[2:]}
-    assert float(body["Smith-Jones, Alice"][5]) == ASSIGNMENT.max_score
-    assert float(body["Brown, Bob"][5]) == pytest.approx(ASSIGNMENT.max_score / 2, abs=0.005)
-    assert body["Brown, Bob"][1:4] == ["102", "S-2", "bob"]
-
-
-@pytest.mark.parametrize("column", [None, "Maximum likelihood", "Maximum likelihood (abc)",
-                                    "(4711)"])
-def test_a_canvas_column_without_its_id_is_refused(tmp_path, write_graded, column):
-    with pytest.raises(ValueError, match=r"--canvas-assignment 'Title \(1234\)'"):
-        _export(write_graded, tmp_path, "canvas", canvas_assignment=column)
-    assert not (tmp_path / "canvas.csv").exists()
-
-
-def test_the_column_may_come_from_the_configuration(tmp_path, write_graded):
-    (tmp_path / "due.toml").write_text('[assignments.mle]\ncanvas_column = "MLE (99)"\n')
-    rows, _ = _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
-    assert rows[0][5] == "MLE (99)"
-
-
-def test_missing_ids_are_an_error_naming_the_students(tmp_path, write_graded):
-    roster = ROSTER + '"Nobody, Noid",,,,B,noid@uni.example\n'
-    with pytest.raises(ValueError, match=r"1 student of the roster has no ID, SIS User ID or SIS "
-                                         r"Login ID.*Nobody, Noid.*--allow-missing-ids"):
-        _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
-    rows, report = _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)",
-                           allow_missing_ids=True)
-    assert report.unidentified == ["Nobody, Noid"] and len(rows) == 5
-
-
-@pytest.mark.parametrize("identifier,header", [
-    ("email", ["Email address", "ID number", "Full name", "mle"]),
-    ("idnumber", ["ID number", "Email address", "Full name", "mle"]),
-    ("username", ["Username", "Email address", "ID number", "Full name", "mle"]),
-])
-def test_moodle_puts_the_mapped_identifier_first(tmp_path, write_graded, identifier, header):
-    roster = "Full name,Email address,username,ID number\nAlice,alice@uni.example,alice,M-1\n"
-    rows, _ = _export(write_graded, tmp_path, "moodle", roster, moodle_identifier=identifier)
-    assert rows[0] == header
-    expected = {"email": "alice@uni.example", "idnumber": "M-1", "username": "alice"}
-    assert rows[1][0] == expected[identifier]
-    assert float(rows[1][-1]) == ASSIGNMENT.max_score
-
-
-def test_moodle_without_the_identifier_is_an_error(tmp_path, write_graded):
-    roster = "Full name,Email address,username\nAlice,,alice\n"
-    with pytest.raises(ValueError, match="no Email address.*Alice"):
-        _export(write_graded, tmp_path, "moodle", roster)
-
-
 def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path, write_graded):
     """A time the LMS's zip recorded counts like --times (naive: the configured zone)."""
     times = {"alice": {"submitted": True, "time": "2026-03-04T10:00:00",
@@ -136,58 +69,6 @@ def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path
         "alice": f"penalised 20 % (time from {LMS_SOURCE})",
         "bob": "no penalty: no submission time (give --times, or grade from a zip download "
                "that records the times)"}
-
-
-def _canvas_ids(name):
-    """What Canvas reads from a file name: the first two all-digit parts split at _."""
-    digits = [part for part in name.split("_") if re.fullmatch(r"\d+", part)]
-    return tuple(digits[:2])
-
-
-def test_feedback_zip_for_canvas(tmp_path, write_graded):
-    intake = {"layout": "canvas", "students": {
-        "alice": {"lms": "canvas", "name": "smithjonesalice", "user_id": "101",
-                  "attachment_id": "9001", "late": False},
-        "bob": {"lms": "canvas", "name": "brownbob", "user_id": "102",
-                "attachment_id": "9002", "late": True}}}
-    graded = write_graded(tmp_path / "graded", {"alice": 1.0, "bob": 0.5, "carol": 0.0},
-                     intake=intake)
-    done = export.write_feedback_zip(graded, "canvas", tmp_path / "fb.zip")
-    with zipfile.ZipFile(tmp_path / "fb.zip") as z:
-        infos = {i.filename: i for i in z.infolist()}
-        assert set(infos) == set(done.files.values())
-        for student, name in done.files.items():
-            assert z.read(name) == (graded / "feedback" / f"{student}.html").read_bytes()
-            assert stat.S_IMODE(infos[name].external_attr >> 16) == 0o644
-    assert {s: _canvas_ids(n) for s, n in done.files.items()} == {
-        "alice": ("101", "9001"), "bob": ("102", "9002")}
-    assert all(n.endswith("feedback-mle.html") for n in done.files.values())
-    assert "carol" in done.left_out and "not known to canvas" in done.left_out["carol"]
-
-
-def test_canvas_needs_the_submitted_files_id(tmp_path, write_graded):
-    """Canvas ignores an uploaded comment file without the id of a file of the submission, so a
-    student known only from the roster (no download) is left out, with the reason."""
-    graded = write_graded(tmp_path / "graded", {"alice": 1.0})
-    (tmp_path / "roster.csv").write_text(ROSTER)
-    done = export.write_feedback_zip(graded, "canvas", tmp_path / "fb.zip", tmp_path / "roster.csv")
-    assert done.files == {} and "Canvas's download" in done.left_out["alice"]
-    digits = {"name": "12345", "user_id": "7", "attachment_id": "8"}
-    assert _canvas_ids(export.feedback_file_name("canvas", digits, "mle")) == ("7", "8")
-
-
-def test_feedback_zip_for_moodle_from_the_roster(tmp_path, write_graded):
-    graded = write_graded(tmp_path / "graded", {"alice@uni.example": 1.0, "x_y": 0.0})
-    (tmp_path / "worksheet.csv").write_text(
-        "Identifier,Full name,Email address\nParticipant 5001,Alice Smith-Jones,"
-        "alice@uni.example\n")
-    done = export.write_feedback_zip(graded, "moodle", tmp_path / "fb.zip",
-                                  tmp_path / "worksheet.csv")
-    name = done.files["alice@uni.example"]
-    parts = name.split("_", 4)  # as Moodle's importer splits the path
-    assert parts[:4] == ["Alice Smith-Jones", "5001", "assignsubmission", "file"]
-    assert parts[4] == "/feedback-mle.html"
-    assert list(done.left_out) == ["x_y"]
 
 
 def test_the_feedback_command_needs_lms_and_out_together(tmp_path, write_graded):
