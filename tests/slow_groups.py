@@ -21,6 +21,7 @@ UNIT_SECONDS = {
     "grade-shards": 60, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
     "tests/test_cli.py": 4, "tests/grading/test_execute.py": 3,
     "tests/grading/graded/test_gradebook.py": 2,
+    "tests/test_suite.py": 10,  # one of its tests runs a small suite on two workers
 }
 
 
