@@ -30,7 +30,7 @@ $(AXE):
 
 test: $(STAMP) $(AXE)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder
 
 # Everything but the slow tests (book builds, grading batches, fresh installs): seconds, not minutes.
 test-fast: $(STAMP)

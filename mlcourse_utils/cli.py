@@ -62,8 +62,8 @@ def _build_options(p):
 
 
 def _build(build, args):
-    from .book.wheel import WHEEL_DIR, student_wheel_name
-    from .course import ROOT
+    from .book.wheel import WHEEL_DIR
+    from .course import ROOT, student_wheel_name
 
     edition = "instructor" if args.instructor else "student"
     html = build.build_book(instructor=args.instructor, out=args.out)

@@ -14,8 +14,11 @@ one reimplements, where the course folder is or what the book's configuration sa
   :data:`BUDGET_FACTOR`, from which the limits of a whole run are derived (an assignment's own
   limit is its notebook's ``metadata.mlcourse.timeout``, read by
   :func:`mlcourse_utils.grading.notebook.time_limit`);
+* :func:`student_wheel_name` — the file name of the student wheel, which the book builds
+  (:mod:`mlcourse_utils.book.wheel`) and a release notebook's header names
+  (:mod:`mlcourse_utils.grading.engine.release`);
 * the book's two YAML files, ``_toc.yml`` and ``_config.yml``, are read by
-  :mod:`mlcourse_utils.book.config` (YAML needs the ``[book]`` or ``[grading]`` install; this
+  :mod:`mlcourse_utils.config` (YAML needs the ``[book]`` or ``[grading]`` install; this
   module is part of what a student's ``mlcourse check`` runs, and of the student wheel).
 """
 
@@ -62,6 +65,10 @@ COURSE_ENV = "MLCOURSE_COURSE"
 #: nbgrader's configuration file, in the course folder (and in every graded folder,
 #: :mod:`.grading.graded.out`).
 NBGRADER_CONFIG_FILE = "nbgrader_config.py"
+
+#: The student wheel's tag (PEP 427): pure Python, any Python 3, any platform.
+WHEEL_TAG = "py3-none-any"
+
 #: What a course folder holds, as the messages say it.
 _COURSE_FILES = f"{NBGRADER_CONFIG_FILE} and solutions/"
 
@@ -84,6 +91,18 @@ def reference_module_name(assignment: str) -> str:
     except KeyError:
         raise ValueError(f"assignment {assignment!r} has no reference module: add it to "
                          "REFERENCE_MODULES in mlcourse_utils/course.py") from None
+
+
+def student_version(version: str | None = None) -> str:
+    """The student wheel's version: the package's (``__version__``) with ``+student``."""
+    if version is None:
+        from . import __version__ as version
+    return f"{version}+student"
+
+
+def student_wheel_name(version: str | None = None) -> str:
+    """The student wheel's file name, e.g. ``mlcourse_utils-0.1.0+student-py3-none-any.whl``."""
+    return f"mlcourse_utils-{student_version(version)}-{WHEEL_TAG}.whl"
 
 
 def is_course_root(folder: Path | str) -> bool:

@@ -9,82 +9,32 @@ from __future__ import annotations
 
 import pytest
 
+from slow_groups import longest_first
 from tolerances import REFERENCE_TEST_MODULES
 
 # ------------------------------------------------------------------ xdist groups that hold
-# `make test` runs `pytest -n 2 --dist loadgroup`: every test marked xdist_group("G") runs on the
-# worker that runs all of G, so a session fixture (a graded batch, the printed PDFs, a fresh
-# venv) is made once. pytest-xdist 3.8 tells its scheduler the group by appending "@G" to the
-# test's node id through the attribute `_nodeid`, which pytest >= 9.2 no longer reads (pytest-xdist
-# issue 1386): the groups then silently fall apart and both workers make every expensive fixture.
-# This hook, run after xdist's, appends the suffix where xdist's did not take; where it did (an
-# older pytest, a fixed xdist), it does nothing.
+# `make test` runs `pytest -n 2 --dist loadgroup --no-loadscope-reorder`: every test marked
+# xdist_group("G") runs on the worker that runs all of G, so a session fixture (a graded batch,
+# the printed PDFs, a fresh venv) is made once. Only public interfaces are used: the marks, the
+# two options and the collection order below. pytest-xdist 3.8 passes the group to its
+# scheduler through the private attribute Item._nodeid, which pytest >= 9.2 no longer reads
+# (pytest-xdist issue 1386): the groups would then silently fall apart, both workers making
+# every expensive fixture. pyproject.toml therefore keeps pytest < 9.2, and
+# tests/test_suite.py runs two workers on a small grouped suite and fails, naming the
+# versions, when a group is split.
+#
+# The scheduler hands out work units (a group, or one ungrouped test) in the order of the
+# collection (--no-loadscope-reorder: pytest-xdist would otherwise sort them by number of
+# tests, which says little about time: a batch of 60 grading tests is faster than the
+# website's 117, and a single test that grades three classes would land at the end, where one
+# worker runs it while the other idles), each to the first worker that runs short of work.
+# Longest first (the classic rule for two machines): the expensive units start at once, the
+# many cheap ones fill in after, and both workers finish within seconds of each other.
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    if not getattr(config.option, "loadgroup", False):  # (set on xdist workers only)
-        return
-    for item in items:
-        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                        for m in item.iter_markers("xdist_group")})
-        suffix = "@" + "_".join(names)
-        if not names or item.nodeid.endswith(suffix):
-            continue
-        if hasattr(item, "_id"):  # pytest >= 9.2: a structured id, its string form cached
-            from _pytest.nodeid import NodeId
-
-            item._id = NodeId.parse(item.nodeid + suffix)
-        else:
-            item._nodeid = item.nodeid + suffix
-
-
-# The scheduler hands out work units (a group, or one ungrouped test) in a fixed order, each to
-# the first worker that runs short of work. pytest-xdist orders them by number of tests, which
-# says little about time: a batch of 60 grading tests is faster than the website's 117, and a
-# single test that grades three classes lands at the end, where one worker runs it while the
-# other idles. Longest first instead (the classic rule for two machines): the expensive units
-# start at once, the many cheap ones fill in after, and both workers finish within seconds of
-# each other. Seconds are rough measurements on a busy 2-core machine (--durations, once per
-# unit); only their order matters, so a wrong guess costs balance, never a result.
-
-#: Seconds a group takes on one worker, or (keys ending in ".py") each ungrouped test of a file.
-UNIT_SECONDS = {
-    # the website: both book builds (when stale), 40 pages in Chromium, both PDF editions
-    "website": 1300, "standin-book_website": 100,
-    "grade-logistic_regression": 300, "fresh-venv": 300, "class-report": 230,
-    "grade-gda": 150, "grade-hostile": 150, "grade-information_theory": 145,
-    "grade-naive_bayes": 145, "grade-bayes": 135, "grade-ridge_lasso": 135, "grade-mle": 125,
-    "tests/test_blas_setups.py": 120, "handin": 80, "grade-integrity": 65, "roundtrip": 100,
-    "grade-shards": 60, "tests/test_assignments.py": 8, "tests/test_secret_inputs.py": 7,
-    "tests/test_cli.py": 4, "tests/grading/test_execute.py": 3,
-    "tests/grading/graded/test_gradebook.py": 2,
-}
-
-
-def _unit_seconds(scope, tests):
-    if scope in UNIT_SECONDS:
-        return UNIT_SECONDS[scope]
-    return UNIT_SECONDS.get(scope.partition("::")[0], 0.1) * tests
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadGroupScheduling
-
-    class LongestFirst(LoadGroupScheduling):
-        def _assign_work_unit(self, node):
-            if not getattr(self, "_longest_first", False):  # the queue is full from here on
-                self._longest_first = True
-                queue = self.workqueue
-                order = sorted(queue, key=lambda scope: -_unit_seconds(scope, len(queue[scope])))
-                for scope in order:
-                    queue.move_to_end(scope)
-            super()._assign_work_unit(node)
-
-    return LongestFirst(config, log)
+    if config.getoption("dist", None) == "loadgroup":  # (workers collect; the scheduler reads it)
+        items[:] = longest_first(items)  # (its guesses of each unit's time: tests/slow_groups.py)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ import zipfile
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.book.config import read_config
+from mlcourse_utils.config import read_config
 from mlcourse_utils.grading.graded.late import read_config as read_due
 
 pytestmark = [pytest.mark.slow,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mlcourse_utils.book.config import toc_docnames
+from mlcourse_utils.config import toc_docnames
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTANTS_FILE = Path(__file__).with_name("lecture_constants.yml")

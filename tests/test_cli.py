@@ -368,7 +368,7 @@ def test_outside_a_course_one_line_says_how_to_name_it(monkeypatch, tmp_path, ca
 
 def test_build_ends_with_where_the_site_and_the_wheel_are(monkeypatch, tmp_path, capsys):
     """The closing block of `mlcourse build` (the build itself is test_website's)."""
-    from mlcourse_utils.book.wheel import student_wheel_name
+    from mlcourse_utils.course import student_wheel_name
 
     monkeypatch.chdir(tmp_path)
     fake = argparse.Namespace(build_book=lambda instructor, out: tmp_path / "_build" / "html")

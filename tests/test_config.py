@@ -1,4 +1,4 @@
-"""The book's YAML readers (mlcourse_utils/book/config.py): _toc.yml and _config.yml.
+"""The book's YAML readers (mlcourse_utils/config.py): _toc.yml and _config.yml.
 
 Expected values come from the files parsed with yaml here, independently of the module.
 """
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import assignment_support as sup
-from mlcourse_utils.book import config
+from mlcourse_utils import config
 
 
 def test_toc_docnames_follow_the_toc_in_reading_order():

@@ -11,6 +11,7 @@ import importlib
 import pytest
 
 import assignment_support as sup
+import mlcourse_utils
 from mlcourse_utils import course
 
 
@@ -33,6 +34,13 @@ def test_a_missing_mapping_is_an_error_naming_the_table():
         course.reference_module_name("no_such")
     with pytest.raises(TypeError, match="assignment"):
         course.reference_module_name(None)
+
+
+def test_the_student_wheel_s_version_and_file_name_carry_the_student_label():
+    """The wheel file name of PEP 427 (name-version-python-abi-platform), written by hand."""
+    assert course.student_version("1.2.3") == "1.2.3+student"
+    assert course.student_wheel_name("1.2.3") == "mlcourse_utils-1.2.3+student-py3-none-any.whl"
+    assert course.student_version() == f"{mlcourse_utils.__version__}+student"
 
 
 def test_course_order_puts_unknown_names_last():

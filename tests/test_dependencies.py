@@ -29,6 +29,10 @@ PROJECT = tomllib.loads((sup.ROOT / "pyproject.toml").read_text(encoding="utf-8"
 #: Where `mlcourse check` starts besides the reference modules (cli.py's commands import their
 #: modules only when they run: only cli.py's module-level imports count for it).
 STUDENT_ROOTS = ["grading/selfcheck.py", "grading/__init__.py"]
+#: Modules at the package's root that only book/ and grading/ import (below both, so that
+#: neither imports the other): they run with either extra, so they may use what both declare.
+#: A student file that imported one would make it a student file again (base install only).
+BELOW_BOOK_AND_GRADING = ["config.py"]
 
 
 def _normal(name):
@@ -74,7 +78,8 @@ def _resolve(path, level, name):
 
 def student_files():
     """The files `mlcourse check` and the reference modules can run (import closure)."""
-    todo = [p for p in PACKAGE.glob("*.py")] + [PACKAGE / r for r in STUDENT_ROOTS]
+    todo = [p for p in PACKAGE.glob("*.py") if p.name not in BELOW_BOOK_AND_GRADING]
+    todo += [PACKAGE / r for r in STUDENT_ROOTS]
     seen = set()
     while todo:
         path = todo.pop()
@@ -90,6 +95,8 @@ def install_of(path, students):
     """The distributions the install that runs ``path`` has."""
     if path in students:
         return "base", BASE
+    if path.parent == PACKAGE and path.name in BELOW_BOOK_AND_GRADING:
+        return "book and grading", BASE | (EXTRAS["book"] & EXTRAS["grading"])
     part = path.relative_to(PACKAGE).parts[0]
     extra = {"book": "book", "grading": "grading"}.get(part)
     return (extra, BASE | EXTRAS[extra]) if extra else ("base", BASE)

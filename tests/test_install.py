@@ -20,12 +20,8 @@ import zipfile
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.book.wheel import (
-    WHEEL_DIR,
-    build_student_wheel,
-    student_version,
-    student_wheel_name,
-)
+from mlcourse_utils.book.wheel import WHEEL_DIR, build_student_wheel
+from mlcourse_utils.course import student_version, student_wheel_name
 from mlcourse_utils.grading.notebook import load_assignment
 
 pytestmark = [pytest.mark.xdist_group("fresh-venv")]

@@ -26,8 +26,8 @@ from test_website import (
     provenance_mentions,
 )
 
-from mlcourse_utils.book.config import toc_docnames
 from mlcourse_utils.book.pdf import _css_string, build_pdfs
+from mlcourse_utils.config import toc_docnames
 from mlcourse_utils.course import ROOT
 
 pytestmark = [

@@ -44,7 +44,7 @@ import pytest
 
 from mlcourse_utils.book import instructors
 from mlcourse_utils.book.build import build_book, strip_nbgrader_markers
-from mlcourse_utils.book.config import toc_docnames
+from mlcourse_utils.config import toc_docnames
 from mlcourse_utils.course import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("website")]

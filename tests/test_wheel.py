@@ -15,6 +15,7 @@ import zipfile
 import pytest
 
 from mlcourse_utils.book import wheel as w
+from mlcourse_utils.course import student_version
 
 PYPROJECT = """\
 [project]
@@ -39,11 +40,6 @@ def repository(tmp_path):
     (repo / "pyproject.toml").write_text(PYPROJECT)
     (repo / "LICENSE").write_text("the licence\n")
     return repo
-
-
-def test_version_and_file_name_carry_the_student_label():
-    assert w.student_version("1.2.3") == "1.2.3+student"
-    assert w.student_wheel_name("1.2.3") == "mlcourse_utils-1.2.3+student-py3-none-any.whl"
 
 
 def test_the_wheel_holds_the_student_files_and_its_metadata(repository, tmp_path):
@@ -181,8 +177,8 @@ def test_the_student_install_lists_its_commands_and_says_what_it_is(tmp_path):
     assert epilog.startswith(f"grading and instructor commands ({', '.join(others)}): install "
                              "the full course package from the course repository")
     version = mlcourse("--version")
-    assert version.returncode == 0 and version.stdout == f"mlcourse {w.student_version()}\n"
-    assert w.student_version() == f"{__version__}+student"
+    assert version.returncode == 0 and version.stdout == f"mlcourse {student_version()}\n"
+    assert student_version() == f"{__version__}+student"
     for args in (["grade"], ["grade", "mle", "subs", "--out", "x", "--jobs", "2"], ["build"]):
         proc = mlcourse(*args)
         assert proc.returncode == 2, args

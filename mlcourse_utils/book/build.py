@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..config import read_config, read_toc
 from ..course import ROOT
 from ..grading.notebook import strip_nbgrader_markers
-from .config import read_config, read_toc
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode

@@ -38,10 +38,10 @@ from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
 from .._files import default_mode
+from ..config import read_config, read_toc, toc_docnames
 from ..course import ROOT
 from .build import build_book
 from .chromium import Browser, ChromiumError  # noqa: F401 (raised from here too)
-from .config import read_config, read_toc, toc_docnames
 
 #: Page style of the printed chapters. ``{footer}`` is filled in per print (a CSS ``content``).
 PRINT_CSS = """

@@ -7,7 +7,9 @@ a function an assignment asks for. The wheel holds :func:`student_files` (the co
 ``mlcourse check`` and what it runs, the checks test cells call, data sets, plotting: the
 modules at the root of ``grading/`` and a few outside it), not the seven chapter modules nor
 the grader (``grading/``'s sub-packages); its version is the package's with the local label
-``+student``, and it depends on the base install's packages (``pyproject.toml``).
+``+student`` (its name: :func:`mlcourse_utils.course.student_wheel_name`, which the release
+notebooks' header also gives), and it depends on the base install's packages
+(``pyproject.toml``).
 
 It is written with :mod:`zipfile` by the wheel specification (PEP 427: ``METADATA``, ``WHEEL``,
 ``entry_points.txt`` and ``RECORD`` with sha256 digests), offline and byte for byte the same
@@ -24,6 +26,8 @@ import io
 import tomllib
 import zipfile
 from pathlib import Path
+
+from ..course import WHEEL_TAG, student_version, student_wheel_name
 
 PACKAGE = Path(__file__).resolve().parents[1]
 #: The repository whose pyproject.toml describes the package (an editable install or a clone).
@@ -56,7 +60,6 @@ def student_files(package: Path | str = PACKAGE) -> tuple[str, ...]:
 #: Where `mlcourse build` writes the wheel, relative to the book's root.
 WHEEL_DIR = Path("_build") / "wheel"
 
-_TAG = "py3-none-any"
 _DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip file can hold: reproducible bytes
 
 
@@ -66,18 +69,6 @@ def _project(repository: Path) -> dict:
         raise FileNotFoundError(f"the student wheel is built from the course repository, but "
                                 f"{pyproject} does not exist")
     return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-
-
-def student_version(version: str | None = None) -> str:
-    """The student wheel's version: the package's (``__version__``) with ``+student``."""
-    if version is None:
-        from .. import __version__ as version
-    return f"{version}+student"
-
-
-def student_wheel_name(version: str | None = None) -> str:
-    """The wheel's file name, e.g. ``mlcourse_utils-0.1.0+student-py3-none-any.whl``."""
-    return f"mlcourse_utils-{student_version(version)}-{_TAG}.whl"
 
 
 def _metadata(project: dict, version: str) -> str:
@@ -116,7 +107,7 @@ def build_student_wheel(out_dir: Path | str, repository: Path | str = REPOSITORY
     files += [
         (f"{dist_info}/METADATA", _metadata(project, version).encode("utf-8")),
         (f"{dist_info}/WHEEL", ("Wheel-Version: 1.0\nGenerator: mlcourse_utils.book.wheel\n"
-                                f"Root-Is-Purelib: true\nTag: {_TAG}\n").encode()),
+                                f"Root-Is-Purelib: true\nTag: {WHEEL_TAG}\n").encode()),
         (f"{dist_info}/entry_points.txt", entry_points.encode("utf-8")),
     ]
     licence = repository / "LICENSE"

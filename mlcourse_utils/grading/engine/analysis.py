@@ -223,7 +223,7 @@ def answer(message: bytes) -> bytes:
 
 #: Imported once by the fork server (a missing one is skipped, and imported when needed).
 PRELOAD = ["mlcourse_utils.grading.engine.analysis", "mlcourse_utils.grading.reports.answers",
-           "mlcourse_utils.grading.graded.gradebook", "bleach", "markdown_it",
+           "mlcourse_utils.grading.graded.gradebook", "nh3", "markdown_it",
            "mdit_py_plugins.dollarmath", "jinja2"]
 
 

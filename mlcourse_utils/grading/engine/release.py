@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...course import ASSIGNMENTS, course_order
+from ...course import ASSIGNMENTS, course_order, student_wheel_name
 from ..graded.out import GRADEBOOK
 from ..notebook import (
     ALLOWED_LIBRARIES,
@@ -168,7 +168,6 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
 
     import jinja2
 
-    from ...book.wheel import student_wheel_name
 
     cells = [dict(c) for c in source["cells"]]
     assignment = assignment_from_cells(name, notebook, cells, source.get("metadata", {}))

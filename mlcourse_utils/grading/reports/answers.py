@@ -3,9 +3,10 @@
 Everything here reads what a student wrote, so it runs inside the limited child process of
 :mod:`.analysis` (rendering Markdown and sanitising HTML costs far more than the text's size).
 Markdown is rendered with markdown-it-py with raw HTML switched off (a student's HTML shows as
-text), then sanitised with bleach; images are shown only when embedded (PNG, JPEG, GIF or WebP
-data checked by their first bytes, e.g. pasted attachments), never fetched; mathematics is left
-in ``class="math"`` elements for MathJax to typeset in the page (see :mod:`.manual`).
+text), then sanitised with nh3 (:func:`sanitise`); images are shown only when embedded (PNG,
+JPEG, GIF or WebP data checked by their first bytes, e.g. pasted attachments), never fetched;
+mathematics is left in ``class="math"`` elements for MathJax to typeset in the page (see
+:mod:`.manual`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ _DATA_IMAGE = re.compile(r"data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9
 ALLOWED_TAGS = {"p", "br", "hr", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li",
                 "h1", "h2", "h3", "h4", "h5", "h6", "a", "img", "table", "thead", "tbody",
                 "tr", "th", "td", "span", "div", "del", "s"}
+#: The attributes nh3 may keep ("*": none on every tag), each then checked by its value.
+_ATTRIBUTES = {"*": set(), "a": {"href", "title"}, "img": {"src", "alt", "title"},
+               "span": {"class"}, "div": {"class"}}
+#: A tag as nh3 writes it: attribute values in double quotes, a ``"`` inside them escaped.
+_WRITTEN_TAG = re.compile(r'(<(?:[^">]|"[^"]*")*>)')
 
 
 def _safe_image(mime, data):
@@ -64,6 +70,23 @@ def _allowed_attribute(tag, name, value):
     return tag in ("span", "div") and name == "class" and value in ("math", "math display")
 
 
+def sanitise(html: str) -> str:
+    """HTML that renders safely in the TA's page: :data:`ALLOWED_TAGS` only (others removed,
+    their text kept), no handler or style attribute, links to http(s), mailto or ``#`` only,
+    images only from embedded image data (never fetched), no comment. A ``"`` in the text
+    stays ``&quot;`` (as markdown-it writes it; nh3 would write it bare), so that a student's
+    ``<img src="http...">`` shown as text never reads as an attribute."""
+    import nh3
+
+    clean = nh3.clean(html, tags=ALLOWED_TAGS, clean_content_tags=set(), attributes=_ATTRIBUTES,
+                      attribute_filter=lambda tag, name, value:
+                      value if _allowed_attribute(tag, name, value) else None,
+                      url_schemes={"http", "https", "mailto", "data"}, strip_comments=True,
+                      link_rel=None)
+    parts = _WRITTEN_TAG.split(clean)  # text, tag, text, ..., text
+    return "".join(p if i % 2 else p.replace('"', "&quot;") for i, p in enumerate(parts))
+
+
 @functools.lru_cache(maxsize=1)
 def _markdown():
     from markdown_it import MarkdownIt
@@ -83,12 +106,10 @@ def _markdown():
 
 
 def render_markdown(text: str, attachments: Mapping[str, Any] | None = None) -> str:
-    """Untrusted Markdown as safe HTML: no raw HTML, no remote images, sanitised by bleach.
+    """Untrusted Markdown as safe HTML: no raw HTML, no remote images, sanitised by nh3.
 
     ``attachments`` (a notebook cell's) supply images referenced as ``attachment:NAME``.
     """
-    import bleach
-
     text = clean_text(text, MAX_ANSWER)
     shown = []
 
@@ -104,8 +125,7 @@ def render_markdown(text: str, attachments: Mapping[str, Any] | None = None) -> 
 
     text = re.sub(r"\(attachment:([^)\s]{1,200})\)", attachment, text)
     html = _markdown().render(text)
-    return bleach.clean(html, tags=ALLOWED_TAGS, attributes=_allowed_attribute,
-                        protocols=["http", "https", "mailto", "data"], strip=True)
+    return sanitise(html)
 
 
 def _outputs_text(cell):

@@ -71,7 +71,7 @@ def rubric(cell: Mapping[str, Any]) -> tuple[str, str]:
 
 def _macros(root):
     """The book's MathJax macros (``_config.yml``), so that students may use them too."""
-    from ...book.config import read_config
+    from ...config import read_config
 
     try:
         config = read_config(root)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 #: What grading and its pages import beyond the base install: {module: distribution}.
 REQUIRED_MODULES = {"nbgrader": "nbgrader", "tqdm": "tqdm", "jinja2": "jinja2",
-                    "bleach": "bleach", "markdown_it": "markdown-it-py",
+                    "nh3": "nh3", "markdown_it": "markdown-it-py",
                     "mdit_py_plugins": "mdit-py-plugins", "yaml": "pyyaml",
                     "dateutil": "python-dateutil", "alembic": "alembic"}
 #: The offline MathJax of the manual-grading pages (a distribution without a module name).

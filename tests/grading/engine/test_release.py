@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.book.wheel import student_wheel_name
+from mlcourse_utils.course import student_wheel_name
 from mlcourse_utils.grading.engine.release import HEADER_ID, RULE_ID, header_cell
 from mlcourse_utils.grading.notebook import is_answer_cell, load_assignment
 

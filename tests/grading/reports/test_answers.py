@@ -6,6 +6,7 @@ import base64
 
 import pytest
 
+import html_support
 from mlcourse_utils.grading.reports import answers
 from mlcourse_utils.grading.reports.answers import answer_fragment, render_markdown
 
@@ -92,3 +93,87 @@ def test_more_cells_than_shown_are_counted():
     assert "2 more cells with this id are not shown" in html
     assert f"part {answers.MAX_ANSWER_CELLS - 1}" in html
     assert f"part {answers.MAX_ANSWER_CELLS}" not in html
+
+
+# ------------------------------------------------------------------ the sanitiser (nh3)
+
+#: Student HTML that would run or fetch something in the TA's browser, one way each.
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    '<p onclick="alert(1)">click</p>',
+    '<a href="https://example.org" onmouseover="alert(1)">link</a>',
+    '<a href="javascript:alert(1)">js</a>',
+    '<a href=" JaVa\tscript:alert(1)">js, disguised</a>',
+    '<a href="data:text/html;base64,PHNjcmlwdD4=">a data page</a>',
+    '<img src="https://tracker.example/x.png">',
+    '<img src="//tracker.example/x.png">',
+    '<img src="data:image/svg+xml;base64,PHN2Zz4=">',
+    '<img srcset="https://tracker.example/x.png 2x" alt="s">',
+    '<span style="background:url(https://tracker.example/x.png)">styled</span>',
+    '<div class="math" style="background:url(//t.example/x)">m</div>',
+    "<style>@import url(https://tracker.example/x.css)</style>",
+    '<iframe src="https://example.org">frame</iframe>',
+    '<svg onload="alert(1)"><circle/></svg>',
+    "<math><mtext><img src=x onerror=alert(1)></mtext></math>",
+    '<form action="https://x.example"><button formaction="javascript:1">go</button></form>',
+    '<object data="https://x.example/y.swf"></object><embed src="https://x.example/y">',
+    "<!-- a comment -->",
+]
+
+
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_no_script_handler_or_remote_url_survives_the_sanitiser(raw):
+    assert html_support.risks(raw)                        # the check sees the danger ...
+    assert not html_support.risks(answers.sanitise(raw), embedded_images=True)  # ... gone
+
+
+def test_the_sanitiser_removes_elements_and_keeps_their_text():
+    """Elements outside the allowed ones go, their text stays, ``<script>``'s included (shown
+    as text, never run); handlers go, the element they were on stays."""
+    html = answers.sanitise('<p onclick="x()">Hello <script>alert(1)</script> <u>under</u> '
+                            "<iframe>framed</iframe> <em>kept</em></p>")
+    assert html_support.shown_text(html) == "Hello alert(1) under framed kept"
+    assert html.startswith("<p>") and "<em>kept</em>" in html and "<script" not in html
+
+
+def test_embedded_images_and_web_links_are_what_the_sanitiser_keeps():
+    html = answers.sanitise(f'<img src="data:image/png;base64,{PNG}" alt="fig"> '
+                            '<a href="https://example.org" title="t">web</a> '
+                            '<a href="#part-2">here</a> <span class="math">\\(x\\)</span>')
+    assert f'src="data:image/png;base64,{PNG}"' in html and 'alt="fig"' in html
+    assert '<a href="https://example.org" title="t">web</a>' in html
+    assert '<a href="#part-2">here</a>' in html and '<span class="math">' in html
+    assert not html_support.risks(html, embedded_images=True)
+
+
+def test_a_student_s_html_is_shown_as_text_in_the_rendered_answer():
+    """Markdown is rendered with raw HTML off: the markup itself is what the TA reads, its
+    quotes escaped too (no ``src="http`` in the page, even as text)."""
+    source = '<script>alert(1)</script> and <img src="http://t.example/x" onerror="alert(2)">'
+    html = render_markdown(source)
+    assert html_support.shown_text(html) == source
+    assert not html_support.risks(html)
+    assert 'src="' not in html and "src=&quot;http://t.example/x&quot;" in html
+
+
+def test_quotes_in_attributes_and_text_survive_the_sanitiser():
+    """The tags nh3 writes are told from the text around them even when an attribute holds
+    ``"`` (escaped in it, as ``>`` is): only the text's quotes are escaped."""
+    html = answers.sanitise('<p>say "hi" <a href="https://e.org/?q=a&amp;b" title="a &gt; b '
+                            '&quot;c&quot;">x</a> "end"</p>')
+    assert html == ('<p>say &quot;hi&quot; <a href="https://e.org/?q=a&amp;b" '
+                    'title="a &gt; b &quot;c&quot;">x</a> &quot;end&quot;</p>')
+
+
+@pytest.mark.parametrize(("source", "label"), [
+    ("[a](javascript:alert(1))", "a"), ("[b](data:text/html;base64,PHNjcmlwdD4=)", "b"),
+    ("![c](https://tracker.example/x.png)", "c"), ("![d](//tracker.example/x.png)", "d"),
+    ("![e](data:image/svg+xml;base64,PHN2Zz4=)", "e"), ("[f](vbscript:msgbox)", "f"),
+    (f"![g](data:image/png;base64,{PNG})", "g"), ("<https://example.org/auto>", "auto"),
+])
+def test_markdown_links_and_images_run_and_fetch_nothing(source, label):
+    html = render_markdown(source)
+    assert not html_support.risks(html, embedded_images=True)
+    # the student's words stay: as text, a link's text or an image's alternative text
+    assert label in html_support.shown_text(html) or f'alt="{label}"' in html

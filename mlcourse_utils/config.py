@@ -1,8 +1,10 @@
 """The book's two YAML files: ``_toc.yml`` (the table of contents) and ``_config.yml``.
 
-The one reader of both, for the website and PDF builds and the grader's pages (which reuse the
-book's MathJax macros). The course's other facts (assignments, reference modules, the course
-folder) are in :mod:`mlcourse_utils.course`.
+The one reader of both, for the website and PDF builds (``book/``) and the grader's pages
+(``grading/reports/manual.py``, which reuse the book's MathJax macros): it sits below both, so
+that neither imports the other's side. The course's other facts (assignments, reference
+modules, the course folder) are in :mod:`mlcourse_utils.course`. YAML needs the ``[book]`` or
+``[grading]`` install; the student wheel does not ship this module.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..course import ROOT
+from .course import ROOT
 
 
 def _yaml(path: Path) -> dict[str, Any]:
