@@ -563,7 +563,7 @@ COMMANDS: dict[str, Command] = {
                      "~/term/graded/mle --course ~/pml-course",
                      extra=("grading", "nbgrader"), course=True),
     "grade-merge": Command("join the output folders of `grade --shard K/N` runs",
-                           "mlcourse_utils.grading.engine.batch", _grade_merge,
+                           "mlcourse_utils.grading.engine.merge", _grade_merge,
                            _grade_merge_options,
                            "mlcourse grade-merge shards/* --out graded",
                            extra=("grading", "nbgrader"), course=True),
