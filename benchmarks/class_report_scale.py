@@ -48,7 +48,7 @@ def _sigmoid(t):
 
 def make_folder(name, out, abilities, seed):
     """Write one synthetic graded folder; return (broken check id, misconception check id)."""
-    from mlcourse_utils.grading.engine.session import DELEGATION
+    from mlcourse_utils.grading.engine.checking import DELEGATION
     from mlcourse_utils.grading.graded.results import (
         GradeResult,
         TestResult,

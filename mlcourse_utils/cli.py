@@ -476,7 +476,7 @@ CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed":
 def check_start_lines(result: Any) -> list[str]:
     """`mlcourse check`'s first lines, before the notebook runs: the notebook, its test cells
     and the time limit of one cell, then the problems and warnings found without running it,
-    then each task's rule on library calls (:func:`~.grading.selfcheck.rule_lines`)."""
+    then each task's rule on library calls (:func:`~.grading.static_check.rule_lines`)."""
     lines = [f"checking {result.notebook}: {len(result.planned)} test cells"
              + (f" ({result.hidden} hidden: they run when graded)" if result.hidden else "")
              + f", {result.timeout:g} s per cell"]
@@ -563,7 +563,7 @@ COMMANDS: dict[str, Command] = {
                      "~/term/graded/mle --course ~/pml-course",
                      extra=("grading", "nbgrader"), course=True),
     "grade-merge": Command("join the output folders of `grade --shard K/N` runs",
-                           "mlcourse_utils.grading.engine.batch", _grade_merge,
+                           "mlcourse_utils.grading.engine.merge", _grade_merge,
                            _grade_merge_options,
                            "mlcourse grade-merge shards/* --out graded",
                            extra=("grading", "nbgrader"), course=True),

@@ -22,7 +22,7 @@ import textwrap
 import pytest
 
 import assignment_support as sup
-from mlcourse_utils.grading import names, notebook, selfcheck
+from mlcourse_utils.grading import names, notebook, static_check
 from mlcourse_utils.grading.engine import release
 from mlcourse_utils.grading.graded.reasons import classify_reason
 from mlcourse_utils.grading.sandbox.runner import runner_text
@@ -179,7 +179,7 @@ def test_check_warns_about_forbidden_calls_before_submission():
         {"sigmoid": "import scipy.special as ss\ndef sigmoid(t):\n    return ss.expit(t)"},
         extra_cells=["from scipy.optimize import minimize as m",
                      "import gc\nobjects = gc.get_objects()"]))
-    found = selfcheck.forbidden_warnings(nb)
+    found = static_check.forbidden_warnings(nb)
     assert any(w.startswith("sigmoid uses scipy.special.expit, which this task forbids")
                for w in found), found
     fits = [t for t, calls in notebook.load_assignment("logistic_regression", sup.ROOT)
@@ -190,7 +190,7 @@ def test_check_warns_about_forbidden_calls_before_submission():
     assert any("gc.get_objects" in w and "watch on forbidden calls" in w for w in found), found
     clean = nbformat.from_dict(sup.make_submission(
         "logistic_regression", sup.solution_answers("logistic_regression")))
-    assert selfcheck.forbidden_warnings(clean) == []
+    assert static_check.forbidden_warnings(clean) == []
 
 
 # ---------------------------------------------------------------- at run time, in the sandbox

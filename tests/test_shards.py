@@ -101,7 +101,7 @@ def test_three_shards_merged_equal_one_run(tmp_path, monkeypatch):
 
 
 def test_merge_refuses_overlapping_folders(tmp_path):
-    from mlcourse_utils.grading.engine.batch import merge_outputs
+    from mlcourse_utils.grading.engine.merge import merge_outputs
 
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "results.json").write_text(

@@ -21,7 +21,7 @@ asks; intake; graded and sandbox; reports; engine and lms/export; similarity):
     intake/      what ``grade`` reads: archives, the roster, submissions, their times
     sandbox/     one student's isolated run: isolation, cgroups, the image, the runner, its channel
     graded/      the graded folder (OUT) and its data: results, gradebook, reasons, late policy
-    engine/      grading a class: batch, one notebook's session, analysis, references, release
+    engine/      grading a class: batch, progress, merge, a session, analysis, references, release
     reports/     what people read: feedback pages, manual-grading pages, the class report
     lms/         one module per LMS (Canvas, Moodle) behind one interface; ``mlcourse export``
     similarity/  ``mlcourse similarity``: fingerprints, pairs and their report

@@ -1,10 +1,11 @@
 """`mlcourse check`: a student runs a notebook's visible tests on their own machine.
 
-The notebook is read, checked without running it (syntax errors; test cells edited or deleted,
-from the checksums nbgrader stores in each test cell and the list of test cells ``mlcourse
-release`` stores in the notebook's metadata, as ``nbgrader validate`` does), then run from the
-top in a fresh kernel with a time limit per cell and in all (:mod:`.execute`): the assignment's
-limit, which the release copies into the notebook's metadata (:func:`~.notebook.time_limit`).
+The notebook is read, checked without running it (:mod:`.static_check`: syntax errors; test
+cells edited or deleted, from the checksums nbgrader stores in each test cell and the list of
+test cells ``mlcourse release`` stores in the notebook's metadata, as ``nbgrader validate``
+does), then run from the top in a fresh kernel with a time limit per cell and in all
+(:mod:`.execute`): the assignment's limit, which the release copies into the notebook's
+metadata (:func:`~.notebook.time_limit`).
 Each test's result is handed on as soon as it is known, so the command prints it while the
 later cells run. As in grading, a function whose test ran out of time is not called by its later
 tests (they are "not run"), so an endless loop costs one limit, not one per test. The result
@@ -17,7 +18,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,18 +26,22 @@ from .notebook import (
     cell_source,
     grade_id,
     is_answer_cell,
-    is_locked,
     is_test_cell,
-    nbgrader_checksum,
-    nbgrader_meta,
     parse_python,
     task_of,
-    task_rule,
     time_limit,
 )
+from .static_check import (
+    cell_label,
+    changed_tests,
+    edited_locked_code,
+    forbidden_warnings,
+    one_line,
+    release_order,
+    rule_lines,
+    syntax_errors,
+)
 
-#: Key of the course's entries in a release notebook's metadata (see release.py).
-_METADATA_KEY = "mlcourse"
 _NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined")
 
 
@@ -90,28 +94,11 @@ def is_emptied_hidden_test(source: str) -> bool:
     return not body
 
 
-def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def _explain(message: str) -> str:
     """An error as a student should read it: a bare NotImplementedError is a stub."""
     if message.strip() in ("NotImplementedError:", "NotImplementedError: None"):
         return "not implemented yet (the answer cell still raises NotImplementedError)"
-    return _one_line(message)
-
-
-def _python_source(source: str) -> str:
-    """A cell's source as Python: IPython's magics and shell escapes become calls."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # (ipykernel brings IPython; without it, parse the plain source)
-        return source
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001 (a malformed magic: the parser below reports the line)
-        return source
+    return one_line(message)
 
 
 _DEFINED = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*(?::[^=]*)?=(?!=)", re.M)
@@ -120,150 +107,6 @@ _DEFINED = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*(?::[^=]*)?=
 def _defined_names(source: str) -> set[str]:
     """Top-level names a cell defines (by a regular expression: the cell may not parse)."""
     return {a or b for a, b in _DEFINED.findall(source)}
-
-
-def _label(cell: Any, index: int) -> str:
-    return grade_id(cell) or f"cell {index + 1}"
-
-
-def _syntax_errors(cells: list[Any]) -> dict[int, str]:
-    """``{index: one line}`` for each code cell that does not parse."""
-    errors = {}
-    for index, cell in enumerate(cells):
-        if cell.get("cell_type") != "code" or is_test_cell(cell):
-            continue  # (a test cell that does not parse was edited: it is reported as changed)
-        try:
-            with warnings.catch_warnings():  # (invalid escapes and such are the kernel's to say)
-                warnings.simplefilter("ignore")
-                ast.parse(_python_source(cell_source(cell)))
-        except SyntaxError as exc:
-            where = f", line {exc.lineno}" if exc.lineno else ""
-            errors[index] = (f"syntax error in {_label(cell, index)}{where}: "
-                             f"{_one_line(exc.msg or 'invalid syntax')}")
-        except (ValueError, RecursionError, MemoryError) as exc:
-            errors[index] = f"{_label(cell, index)} cannot be read as Python: {_one_line(exc)}"
-    return errors
-
-
-def _changed_tests(nb: Any) -> dict[str, str]:
-    """``{grade_id: why}`` for test cells that were edited or deleted since the release."""
-    manifest = nb.get("metadata", {}).get(_METADATA_KEY, {}).get("test_cells", [])
-    released = {}
-    if isinstance(manifest, list):
-        released = {e[0]: e[1] for e in manifest
-                    if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)}
-    changed = {}
-    present = set()
-    for cell in nb.cells:
-        if not is_test_cell(cell) or not grade_id(cell):
-            continue
-        gid = grade_id(cell)
-        present.add(gid)
-        stored = nbgrader_meta(cell).get("checksum")
-        try:
-            actual = nbgrader_checksum(cell)
-        except (KeyError, TypeError, ValueError):
-            actual = None
-        if (stored and is_locked(cell) and actual != stored) or \
-                (gid in released and actual != released[gid]):
-            changed[gid] = "edited"
-    for gid in released:
-        if gid not in present:
-            changed[gid] = "deleted"
-    return changed
-
-
-def _edited_locked_code(nb: Any) -> list[str]:
-    """Warnings for read-only code cells (not tests) whose source differs from the release."""
-    found = []
-    for index, cell in enumerate(nb.cells):
-        meta = nbgrader_meta(cell)
-        if cell.get("cell_type") != "code" or is_test_cell(cell) or not is_locked(cell) or \
-                not meta.get("checksum") or not meta.get("grade_id"):
-            continue
-        try:
-            edited = nbgrader_checksum(cell) != meta["checksum"]
-        except (KeyError, TypeError, ValueError):
-            edited = True
-        if edited:
-            found.append(f"the read-only cell {_label(cell, index)} was edited; grading runs the "
-                         "original, so undo the edit")
-    return found
-
-
-def _test_order(nb: Any) -> list[str]:
-    """The test cells' grade_ids in release order, deleted ones included (in their place)."""
-    present = [grade_id(c) for c in nb.cells if is_test_cell(c) and grade_id(c)]
-    manifest = nb.get("metadata", {}).get(_METADATA_KEY, {}).get("test_cells", [])
-    released = [e[0] for e in manifest if isinstance(e, list) and e and isinstance(e[0], str)] \
-        if isinstance(manifest, list) else []
-    order = list(dict.fromkeys(released))
-    previous = None
-    for gid in present:  # a test cell the release did not have goes after the one before it
-        if gid not in order:
-            order.insert(order.index(previous) + 1 if previous in order else 0, gid)
-        previous = gid
-    return order
-
-
-def rule_lines(nb: Any) -> list[str]:
-    """One line per task: the calls it forbids and that the rest is allowed (the words of
-    :func:`~.notebook.task_rule`), from the release's ``metadata.mlcourse.forbidden``, in the
-    order of the answer cells; none for a notebook without that metadata."""
-    declared = nb.get("metadata", {}).get(_METADATA_KEY, {})
-    declared = declared.get("forbidden") if isinstance(declared, dict) else None
-    if not isinstance(declared, dict):
-        return []
-    forbidden = {task: [n for n in names if isinstance(n, str)]
-                 for task, names in declared.items() if isinstance(task, str)
-                 and isinstance(names, list)}
-    tasks = [grade_id(c) for c in nb.cells if is_answer_cell(c) and grade_id(c)]
-    tasks = list(dict.fromkeys(tasks + list(forbidden)))
-    return [_one_line(f"{task}: {task_rule(forbidden.get(task, []))}", 1000) for task in tasks]
-
-
-def forbidden_warnings(nb: Any) -> list[str]:
-    """One line per use of a call the release forbids (``metadata.mlcourse.forbidden``).
-
-    The cells are read, not run (:func:`~.names.scan_code`, resolving names through the imports
-    and aliases of every cell): an answer cell that uses a call its task forbids, another cell
-    that uses a call some task forbids (it costs that task if the task calls it), and names
-    that could disable the grader's watch on forbidden calls.
-    """
-    from .names import notebook_bindings, scan_code
-
-    declared = nb.get("metadata", {}).get(_METADATA_KEY, {})
-    declared = declared.get("forbidden", {}) if isinstance(declared, dict) else {}
-    if not isinstance(declared, dict):
-        return []
-    forbidden = {task: [n for n in names if isinstance(n, str)]
-                 for task, names in declared.items() if isinstance(names, list)}
-    every = sorted({n for names in forbidden.values() for n in names})
-    if not every:
-        return []
-    cells = [(i, c) for i, c in enumerate(nb.cells)
-             if c.get("cell_type") == "code" and not is_test_cell(c)]
-    aliases, star = notebook_bindings(cell_source(c) for _, c in cells)
-    found = []
-    for index, cell in cells:
-        gid = grade_id(cell)
-        scan = scan_code(cell_source(cell), every, aliases, star)
-        if gid in forbidden:
-            names = [n for n in scan.uses if n in forbidden[gid]]
-            if names:
-                found.append(f"{gid} uses {', '.join(names)}, which this task forbids: graded, "
-                             f"{gid} earns nothing")
-        else:
-            for name in scan.uses:
-                tasks = [t for t, names in forbidden.items() if name in names]
-                found.append(f"{_label(cell, index)} uses {name}, which "
-                             f"{', '.join(tasks)} forbid{'s' if len(tasks) == 1 else ''}: a "
-                             "task that calls it, even through this cell, earns nothing")
-        if scan.monitor:
-            found.append(f"{_label(cell, index)} uses {', '.join(scan.monitor[:3])}, which could "
-                         "disable the grader's watch on forbidden calls: graded, every task with "
-                         "forbidden calls earns nothing")
-    return found
 
 
 def read_notebook(path: Path | str) -> Any:
@@ -278,7 +121,7 @@ def read_notebook(path: Path | str) -> Any:
         nbformat.validate(nb)
     except Exception as exc:  # noqa: BLE001 (JSON, encoding or schema errors, all one message)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{path} is not a valid notebook: {_one_line(first, 200)}") from None
+        raise ValueError(f"{path} is not a valid notebook: {one_line(first, 200)}") from None
     return nb
 
 
@@ -305,17 +148,17 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
 
     path = Path(path)
     nb = read_notebook(path)
-    order = _test_order(nb)
+    order = release_order(nb)
     if not order:
         raise ValueError(f"{path} has no test cells: is it an assignment notebook?")
     kernel_command()  # no kernel to run it: that one line, before anything has been said
     limit = time_limit(nb.get("metadata", {}), path.name) if timeout is None else timeout
-    changed = _changed_tests(nb)
-    syntax = _syntax_errors(nb.cells)
+    changed = changed_tests(nb)
+    syntax = syntax_errors(nb.cells)
     by_id = {grade_id(c): (i, c) for i, c in enumerate(nb.cells) if is_test_cell(c)}
     hidden = {gid for gid in order if gid not in changed
               and is_emptied_hidden_test(cell_source(by_id[gid][1]))}
-    result = CheckResult(problems=list(syntax.values()), warnings=_edited_locked_code(nb),
+    result = CheckResult(problems=list(syntax.values()), warnings=edited_locked_code(nb),
                          tests=[], other=[], notebook=path.name, timeout=limit,
                          planned=order, hidden=len(hidden))
     # Warnings about the answers found without running them (one line each).
@@ -328,7 +171,7 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
     run = execute_notebook(nb, path.parent, timeout=limit, budget=budget, on_cell=on_cell,
                            on_result=progress.on_result, skip=progress.skip)
     if run.stopped:
-        where = f" in {_label(nb.cells[run.stopped_at], run.stopped_at)}" \
+        where = f" in {cell_label(nb.cells[run.stopped_at], run.stopped_at)}" \
             if run.stopped_at is not None else ""
         result.problems.append(f"the check stopped early: {run.stopped}{where}; the cells after "
                                "it did not run")
@@ -350,7 +193,7 @@ def _other_failures(nb: Any, run: Any, syntax: dict[int, str]) -> list[tuple[str
                 outcome.status in ("ok", "not run"):
             continue
         message = _explain(outcome.error) if outcome.status == "error" else outcome.error
-        found.append((_label(cell, index), message))
+        found.append((cell_label(cell, index), message))
     return found
 
 
@@ -429,7 +272,7 @@ class _Progress:
 def _mark_broken(broken: dict[str, str], cell: Any, index: int, what: str) -> None:
     """Record the names a cell defines as not defined, because the cell ``what``."""
     for name in _defined_names(cell_source(cell)) | {grade_id(cell)} - {None}:
-        broken.setdefault(name, f"cell {_label(cell, index)} {what}")
+        broken.setdefault(name, f"cell {cell_label(cell, index)} {what}")
 
 
 def _test_status(gid: str, outcome: Any, broken: dict[str, str]) -> TestStatus:

@@ -75,7 +75,7 @@ def test_counts_are_said_through_plural_everywhere_the_commands_print():
     pattern = re.compile(r"\} [a-z]+\(s\)|\} [a-z ]+\{'s' if")
     found = [f"{path.name}:{n}: {line.strip()}"
              for path in [package / "cli.py", *sorted((package / "grading").rglob("*.py"))]
-             if path.name != "selfcheck.py"  # the student's check: a verb, "mle forbid(s)"
+             if path.name != "static_check.py"  # the student's check: a verb, "mle forbid(s)"
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(line)]
     assert found == []

@@ -1,1 +1,1 @@
-"""Grading a class: the batch, one notebook's session, analysis, references, release."""
+"""Grading a class: batch, progress, merge, a notebook's session, analysis, references, release."""

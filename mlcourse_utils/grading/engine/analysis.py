@@ -141,7 +141,7 @@ def _analyse_cells(cells, request):
 
 def _child_work(request):
     """Everything the child does for one file; returns ``(header, sources)``."""
-    from ..graded import gradebook
+    from ..graded import notebook_copy
     from ..reports import answers
 
     cells = read_notebook_cells(request.data)
@@ -167,7 +167,7 @@ def _child_work(request):
             (folder / f"{k}.html").write_text(fragment, encoding="utf-8")
     if request.copy_to:
         try:
-            gradebook.write_sanitized_cells(cells, Path(request.copy_to))
+            notebook_copy.write_sanitized_cells(cells, Path(request.copy_to))
         except (OSError, ValueError) as exc:
             problems.append(f"the copy for formgrader: {type(exc).__name__}: {exc}")
     return {"problems": [clean_text(p, 300) for p in problems]}, []
@@ -223,7 +223,7 @@ def answer(message: bytes) -> bytes:
 
 #: Imported once by the fork server (a missing one is skipped, and imported when needed).
 PRELOAD = ["mlcourse_utils.grading.engine.analysis", "mlcourse_utils.grading.reports.answers",
-           "mlcourse_utils.grading.graded.gradebook", "nh3", "markdown_it",
+           "mlcourse_utils.grading.graded.notebook_copy", "nh3", "markdown_it",
            "mdit_py_plugins.dollarmath", "jinja2"]
 
 

@@ -10,19 +10,14 @@ sandbox ends, nothing more is written, and no cgroup stays behind (``isolation.s
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import dataclasses
 import functools
 import hashlib
-import resource
-import shutil
-import signal
 import sys
 import tempfile
-import threading
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..._files import write_text
@@ -32,69 +27,23 @@ from ..graded.out import INTAKE, OutFolder
 from ..graded.results import GradeResult
 from ..intake.collect import Intake, collect, layouts
 from ..intake.roster import Roster, read_roster
-from ..intake.submissions import Submission, refused
-from ..notebook import Assignment, imported_by, load_assignment
+from ..notebook import Assignment, load_assignment
 from ..reports import manual
 from ..reports.feedback import NBGRADER_CONFIG, write_feedback
-from ..sandbox import channel, isolation
+from ..sandbox import isolation
 from ..sandbox.requirements import check_dependencies
 from ..text import clean_text, plural
-from . import analysis
+from .defences import _probe_defences
 from .options import DEFAULTS, GradingOptions
+from .progress import (
+    _completed,
+    _peak_memory_mb,
+    _running,
+    _sigterm_interrupts,
+    _StallWatch,
+    waiting_on,
+)
 from .session import check_setup, grade_notebook
-
-
-class IsolationError(ValueError):
-    """``--require-isolation``: a defence is missing on this machine (nothing was graded)."""
-
-
-def describe_defences(found: Mapping[str, bool], verbose: bool = False) -> list[str]:
-    """What ``mlcourse grade`` says about the sandbox defences: one plain sentence (whether
-    every defence is in force, and in words which are missing); with ``verbose``, also the
-    defences by name with what each does (as results.json records them)."""
-    missing = [name for name, ok in found.items() if not ok]
-    total = plural(len(found), "defence")
-    if not missing:
-        lines = [f"Each student's code runs in its own sandbox with all {total} in force: no "
-                 "network, no view of host files or other processes, an unprivileged user, and "
-                 "its own memory, process and CPU limits (--verbose names them)."]
-    else:
-        words = [channel.IN_WORDS.get(name, name) for name in missing]
-        lines = [f"Each student's code runs in its own sandbox, but on this machine without "
-                 f"{_and(words)} ({len(missing)} of {total} missing; see docs/grading-security.md, "
-                 "'What each defence needs'; --require-isolation refuses to grade without them)."]
-    if verbose:
-        held = [name for name, ok in found.items() if ok]
-        lines.append(f"defences in force: {', '.join(held) or 'none'}")
-        if missing:
-            lines.append("defences MISSING: " + "; ".join(
-                f"{name} ({channel.DEFENCES.get(name, name)})" for name in missing))
-    return lines
-
-
-def _and(words: Sequence[str]) -> str:
-    """``"a, b and c"``."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-class _StallWatch(threading.Thread):
-    """Measures how long the grader's threads could not run (the longest late wake-up)."""
-
-    def __init__(self, tick: float = 0.05) -> None:
-        super().__init__(name="mlcourse-stall-watch", daemon=True)
-        self.tick, self.longest, self._done = tick, 0.0, threading.Event()
-
-    def run(self) -> None:
-        while True:
-            before = time.monotonic()
-            if self._done.wait(self.tick):
-                return
-            self.longest = max(self.longest, time.monotonic() - before - self.tick)
-
-    def stop(self) -> float:
-        self._done.set()
-        self.join()
-        return self.longest
 
 
 def _safe_write(label, student, write, failures):
@@ -166,43 +115,6 @@ def _grade_one(assignment, submission, out, parts, failures, carried, options, h
     return result
 
 
-def _completed(futures, tick=None):
-    """``as_completed(futures)``, calling ``tick()`` at least every :data:`PROGRESS_TICK`
-    seconds while it waits (the progress line). When the run is interrupted (Ctrl-C, SIGTERM)
-    while the caller waits here or handles a result (the generator is then closed), the
-    students not started yet are cancelled and every sandbox is stopped, so that the pool ends
-    at once."""
-    pending = set(futures)
-    try:
-        while pending:
-            done, pending = concurrent.futures.wait(
-                pending, timeout=PROGRESS_TICK, return_when=concurrent.futures.FIRST_COMPLETED)
-            yield from done
-            if tick is not None:
-                tick()
-    except BaseException:
-        for future in futures:
-            future.cancel()
-        isolation.stop_all()
-        raise
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM (``kill``, a batch system ending a job) interrupts grading as Ctrl-C does."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
 
 @dataclasses.dataclass
 class _Carried:
@@ -242,12 +154,12 @@ def grade_class(name: str, submissions: Path | str, out: Path | str,
     feedback, gradebook copy, manual-grading answer or submission time can fail only for it
     (the failure is reported; the CSVs are always written).
     With ``options.shard=(K, N)`` only the K-th of N deterministic slices of the class is
-    graded; :func:`merge_outputs` joins the N folders into what one run writes.
+    graded; :func:`~.merge.merge_outputs` joins the N folders into what one run writes.
     ``options.secret`` (bytes, see :func:`read_secret`) gives every student their own
     hidden-test inputs. The defences in force are printed in a sentence (by name with
     ``options.verbose``) and recorded in ``results.json``; with ``options.require_isolation`` a
-    missing one raises :class:`IsolationError` before any student is graded. While a student
-    takes long, the progress line names them.
+    missing one raises :class:`~.defences.IsolationError` before any student is graded. While a
+    student takes long, the progress line names them.
 
     SUBMISSIONS is read by :func:`~.collect.collect`: student folders, or a Canvas or
     Moodle download (a folder or its zip) whose files are mapped to student ids through
@@ -285,35 +197,6 @@ def grade_class(name: str, submissions: Path | str, out: Path | str,
         return _grade_intake(name, assignment, root, submissions, out, intake, kept, carried,
                              options)
 
-
-#: A student graded for longer than this (seconds) is named on the progress line.
-LONG_WAIT = 10.0
-#: How often (seconds) the progress line is brought up to date while nobody finishes.
-PROGRESS_TICK = 1.0
-
-
-def waiting_on(started: Mapping[str, float], now: float, after: float = LONG_WAIT) -> str:
-    """The progress line's note on the student graded longest, once that is more than
-    ``after`` seconds (``started``: ``{student: time.monotonic() when their grading began}``);
-    "" when nobody takes that long. Seconds are shown in steps of 5, so the line changes
-    rarely."""
-    slow = sorted((start, student) for student, start in list(started.items())
-                  if now - start > after)
-    if not slow:
-        return ""
-    start, student = slow[0]
-    note = f"waiting for {clean_text(student, 60)} ({int(now - start) // 5 * 5} s)"
-    return note + (f" and {plural(len(slow) - 1, 'other')} over {after:g} s"
-                   if len(slow) > 1 else "")
-
-
-def _running(started, student, grade, *args, **kwargs):
-    """``grade(*args, **kwargs)``, with ``started[student]`` set while it runs."""
-    started[student] = time.monotonic()
-    try:
-        return grade(*args, **kwargs)
-    finally:
-        started.pop(student, None)
 
 
 def _grade_intake(name, assignment, root, submissions, out, intake, kept, carried, options):
@@ -354,22 +237,6 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
-
-
-def _probe_defences(assignment, hidden, options):
-    """Which sandbox defences this machine has (probed while the grader warms up), said on
-    stderr; :class:`IsolationError` when one is missing and ``options.require_isolation``."""
-    analysis.warm_up()  # (its imports run while the defences are probed)
-    threading.Thread(target=_warm_up_grader, args=(assignment,), daemon=True).start()
-    found = channel.defences(min(options.memory_mb, 1024), hidden, assignment.preload)
-    for line in describe_defences(found, options.verbose):
-        print(line, file=sys.stderr)
-    if options.require_isolation and not all(found.values()):
-        missing = [k for k, ok in found.items() if not ok]
-        raise IsolationError(f"--require-isolation: {', '.join(missing)} not in force on this "
-                             "machine; nothing was graded (see docs/grading-security.md, "
-                             "'What each defence needs')")
-    return found
 
 
 def _prepare_out(out, kept):
@@ -437,31 +304,6 @@ def _grade_students(assignment, students, out, parts, failures, carried, book, o
     return results
 
 
-def _warm_up_grader(assignment):
-    """Import what the first students would otherwise import in the grader, holding its global
-    lock while the others wait: the modules of the instructor's tests and set-up cells (never a
-    student's text) and the feedback page's template. Run in a thread while the defences are
-    probed and the first sandboxes start; a module that cannot be imported is left to the test
-    that needs it (which reports it as now)."""
-    import importlib
-
-    from ..reports import feedback
-
-    for name in imported_by([*assignment.setup, *(t.source for t in assignment.tests)]):
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 (e.g. `from numpy import pi`: not a module)
-            pass
-    with contextlib.suppress(Exception):
-        feedback.warm_up()
-
-
-def _peak_memory_mb():
-    """The grader's largest resident memory so far (MB)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 1024 if sys.platform != "darwin" else peak / 2**20
-
-
 def _to_gradebook(book, result):
     book.write(result.student, {t.grade_id: t.earned for t in result.tests},
                overrides.cell_points(result))
@@ -488,100 +330,6 @@ def _finish_gradebook(book):
         print(f"warning: the nbgrader gradebook could not be written: {error}", file=sys.stderr)
 
 
-def merge_outputs(outs: Sequence[Path | str], out: Path | str, root: Path | str | None = None,
-                  force: bool = False) -> tuple[Assignment, dict[str, GradeResult]]:
-    """Join the folders of shards (``mlcourse grade --shard K/N``) into one, as one run writes.
-
-    The CSVs are written again from every shard's ``results.json`` (so they are byte for byte
-    what one run writes), feedback pages and gradebook copies are copied, the manual-grading
-    pages are made again from the copies, and the gradebook is built for the whole class. A
-    defence counts as in force when it was in every shard. The overrides of the shards'
-    records and of ``out``'s (:mod:`.overrides`) are applied to the joined results, and the
-    pages written again with them. Raises ValueError when the folders
-    are not shards of one assignment or a student appears twice, and when ``out`` holds a
-    teaching assistant's work (unless ``force``, which moves it aside as :func:`grade_class`).
-    """
-    check_dependencies()
-    root = Path(root) if root else find_course_root()
-    name, results, defences = _read_shards(outs)
-    assignment = load_assignment(name, root)
-    out = Path(out).resolve()
-    kept = manual.teaching_assistant_work(out)
-    if kept and not force:
-        raise ValueError(f"{out} holds work of a teaching assistant that merging would replace: "
-                         + "; ".join(kept) + ". Merge into another folder, or pass --force "
-                         "(that work is then moved aside, not deleted)")
-    carried = _Carried.read(out)
-    record = {}  # the shards' overrides (if a teaching assistant imported some), then out's
-    for folder in [*outs, out]:
-        record.update(OutFolder(folder).read_record())
-    carried.record = record
-    out.mkdir(parents=True, exist_ok=True)
-    for line in manual.set_aside(out) if kept else []:
-        print(f"--force: {line}", file=sys.stderr)
-    book = gradebook.start(OutFolder(out).gradebook, root / "solutions" / name /
-                           assignment.notebook, name, [gid for gid, _ in assignment.manual])
-    for shard in map(OutFolder, outs):
-        for source, target in ((shard.feedback, OutFolder(out).feedback),
-                               (shard.autograded, OutFolder(out).autograded)):
-            if source.is_dir():
-                shutil.copytree(source, target, dirs_exist_ok=True)
-    results = dict(sorted(results.items()))
-    _keep_overrides(out, record, results, assignment)
-    failures = []
-    OutFolder(out).feedback.mkdir(exist_ok=True)
-    for result in results.values():
-        _to_gradebook(book, result)
-        if record or carried.late:  # the shards' pages do not have them
-            _write_feedback(result, assignment, out, failures, carried)
-    book.done()
-    OutFolder(out).write_csvs(results, assignment)
-    OutFolder(out).write_results(results, assignment, defences)
-    OutFolder(out).merge_timestamps(OutFolder(folder) for folder in outs)
-    _merge_intake(outs, out)
-    if assignment.manual:
-        _merge_manual(out, assignment, results, root)
-    _finish_gradebook(book)
-    for line in failures:
-        print(f"warning: {line}", file=sys.stderr)
-    return assignment, results
-
-
-def _read_shards(outs):
-    """The assignment's name, the joined results and the defences in force in every shard of
-    the folders ``outs``; ValueError when they are not shards of one class."""
-    results, name, defences = {}, None, {}
-    for folder in outs:
-        data = OutFolder(folder).read_results()
-        if name is not None and data.name != name:
-            raise ValueError(f"{folder} holds {data.name!r}, the others {name!r}")
-        name = data.name
-        twice = set(results) & set(data.results)
-        if twice:
-            raise ValueError(f"{folder} grades {sorted(twice)[0]!r} again: are these shards of "
-                             "one class?")
-        results.update(data.results)
-        for key, held in data.defences.items():
-            defences[key] = defences.get(key, True) and held
-    if name is None:
-        raise ValueError("grade-merge needs at least one folder")
-    return name, results, defences
-
-
-def _merge_manual(out, assignment, results, root):
-    """The manual-grading pages of the joined class, made again from the grader's copies of
-    the notebooks in ``out`` (a student without one: the reason it was refused)."""
-    copies = {}
-    for student, result in results.items():
-        # the grader's own copy
-        copy = _copy_path(out, assignment.name, assignment.notebook, student)
-        copies[student] = Submission(student, copy.read_bytes()) if copy.is_file() else \
-            refused(student, result.refused or "the notebook could not be read")
-    with tempfile.TemporaryDirectory(prefix="mlcourse-manual-") as parts:
-        failed = analysis.manual_fragments(assignment, copies, Path(parts))
-        manual.write_bundle(out, assignment, list(copies), root, parts, failed)
-
-
 def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> None:
     """``out/intake.json``: the layout SUBMISSIONS had, who each student is in the LMS (for
     the feedback files of ``mlcourse feedback --lms`` and the export's check of who is who),
@@ -596,15 +344,3 @@ def write_intake(out: Path | str, intake: Intake, students: Sequence[str]) -> No
             "renamed": intake.renamed}
     OutFolder(out).write_intake(data)
 
-
-def _merge_intake(outs, out):
-    """Join the shards' ``intake.json`` (when they have one) into ``out``."""
-    merged = {"layout": None, "unmatched": [], "students": {}}
-    for folder in outs:
-        data = OutFolder(folder).read_intake()
-        if data is not None:
-            students = merged["students"]
-            merged.update(data)  # every shard read the whole download: one shard's word
-            merged["students"] = {**students, **data.get("students", {})}
-    if merged["layout"] is not None:
-        OutFolder(out).write_intake(merged)

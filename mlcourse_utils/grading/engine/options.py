@@ -35,7 +35,7 @@ class GradingOptions:
     #: :func:`~.batch.in_shard`); None: the whole class.
     shard: tuple[int, int] | None = None
     #: Stop before any student is graded when a sandbox defence is missing
-    #: (``--require-isolation``, :class:`~.batch.IsolationError`).
+    #: (``--require-isolation``, :class:`~.defences.IsolationError`).
     require_isolation: bool = False
     #: Grade into a folder holding a teaching assistant's work, moving that work aside
     #: (``--force``, :func:`~mlcourse_utils.grading.reports.manual.set_aside`).

@@ -16,32 +16,18 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ...course import BUDGET_FACTOR
-from ..checks import hidden_inputs
 from ..graded.reasons import cell_stopped
-from ..graded.results import MAX_CELL_WARNINGS, GradeResult, TestResult
+from ..graded.results import MAX_CELL_WARNINGS, GradeResult
 from ..intake.submissions import Submission
 from ..names import REFERENCE, matches, scan_code
 from ..notebook import Assignment, compile_cell
 from ..protocol import RemoteError, SandboxError
 from ..sandbox.channel import Sandbox
-from ..selfcheck import is_emptied_hidden_test
 from ..text import clean_text
 from .analysis import AnalysisError, analyse, render_pages
+from .checking import Fatal, run_tests, sandbox_reason
 from .options import DEFAULTS, GradingOptions
-
-DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
-              "write the function yourself")
-
-
-class _Fatal(Exception):
-    """The sandbox died or timed out during a test cell."""
-
-    def __init__(self, error):
-        super().__init__(str(error))
-        self.error = error
 
 
 class _Session:
@@ -138,7 +124,7 @@ class _Session:
                     if exc.kind == "budget":
                         raise exc from None
                     self.skip.add(index)
-                    self.cell_errors[index] = _sandbox_reason(exc, self)
+                    self.cell_errors[index] = sandbox_reason(exc, self)
                     break
                 self._drain_events(task=task, cell=index)
                 if index not in self.executed:  # report each cell once, whatever the restarts
@@ -153,7 +139,7 @@ class _Session:
         try:
             self.ensure()
         except SandboxError as exc:
-            raise _Fatal(exc) from None
+            raise Fatal(exc) from None
         if restarting:
             # Starting the process and replaying the cells had their own limits (per cell, and
             # the student's budget); the test's time starts now, not before the restart.
@@ -161,7 +147,7 @@ class _Session:
         deadline = min(self.deadline, self.budget_end)
         left = deadline - time.monotonic()
         if left <= 0:
-            raise _Fatal(self._budget_kind(SandboxError("timeout", "timed out")))
+            raise Fatal(self._budget_kind(SandboxError("timeout", "timed out")))
         try:
             value, warns = self.sandbox.call(name, args, kwargs, left)
         except RemoteError as exc:
@@ -171,7 +157,7 @@ class _Session:
         except SandboxError as exc:
             self._collect_output()
             self.sandbox = None
-            raise _Fatal(self._budget_kind(exc)) from None
+            raise Fatal(self._budget_kind(exc)) from None
         self._drain_events(task=self.current_task)
         self._warn(warns)
         return value
@@ -188,37 +174,6 @@ class _Session:
     def close(self) -> None:
         self._collect_output()
         self.sandbox = None
-
-
-def _sandbox_reason(exc, session):
-    limits = session.limits
-    if exc.kind == "timeout":
-        return f"timed out after {limits.timeout:g} s (the time limit per cell and per test)"
-    if exc.kind == "budget":
-        return (f"the notebook used up its total grading time of {limits.student_timeout:g} s "
-                "(cells, tests and re-runs after crashes); the remaining tests were not run")
-    if exc.kind == "memory":
-        return f"the notebook's process {exc}"
-    if exc.kind == "died":
-        hint = (f"; it may have exceeded the memory limit of {limits.memory_mb} MB"
-                if "signal" in str(exc) else "")
-        return f"the notebook's process died: it {exc}{hint}"
-    return f"grading of this task stopped: {exc}"
-
-
-class _StudentFunction:
-    def __init__(self, session, name):
-        self._session = session
-        self.__name__ = name
-
-    def __call__(self, *args, **kwargs):
-        try:
-            return self._session.call(self.__name__, args, kwargs)
-        except RemoteError as exc:
-            if exc.exc_type == "MemoryError":
-                exc.message = (exc.message + " " if exc.message else "") + \
-                    f"(memory limit {self._session.limits.memory_mb} MB)"
-            raise
 
 
 def forbidden_reason(names: list[str]) -> str:
@@ -313,15 +268,6 @@ def grading_budget(assignment: Assignment, timeout: float | None = None) -> floa
     return (BUDGET_FACTOR + 1) * timeout
 
 
-def _run_order(assignment: Assignment) -> list[Any]:
-    """The test cells in the order grading runs them: those a student sees run in `mlcourse
-    check` first, then those that hold only hidden tests (each group in notebook order), so a
-    hidden test's time-out or time never decides a visible test that passed in the check."""
-    hidden_only = {gid for gid, source in assignment.visible_sources.items()
-                   if is_emptied_hidden_test(source)}
-    return sorted(assignment.tests, key=lambda t: t.grade_id in hidden_only)
-
-
 def _limits(assignment: Assignment, options: GradingOptions) -> GradingOptions:
     """``options`` with both limits decided: the time of one cell and one test (default the
     assignment's) and the student's budget (default :func:`grading_budget`)."""
@@ -373,8 +319,8 @@ def grade_notebook(assignment: Assignment, submission: Submission,
         try:
             session.ensure()
         except SandboxError as exc:
-            return _zero(result, assignment, _sandbox_reason(exc, session), start)
-        _run_tests(assignment, submission.student, session, found.delegated, result)
+            return _zero(result, assignment, sandbox_reason(exc, session), start)
+        run_tests(assignment, submission.student, session, found.delegated, result)
         _stopped_answers(result, found.cells, session)
         _forbid(result, forbidden, found, session)
     finally:
@@ -389,74 +335,6 @@ def _zero(result, assignment, reason, start):
     zero.notes = result.notes
     zero.seconds = time.monotonic() - start
     return zero.bound()
-
-
-def _run_tests(assignment, student, session, delegated, result):
-    """Run the test cells into ``result.tests`` (kept in notebook order; the visible tests run
-    first, :func:`_run_order`). A task that uses the reference (``delegated`` found in its
-    code, or seen at run time) earns nothing; a task whose test stopped the sandbox runs no
-    more tests; once the budget is spent, no test runs."""
-    result.tests = [TestResult(t.grade_id, t.task, t.points, 0.0, t.description)
-                    for t in assignment.tests]
-    by_id = {tr.grade_id: tr for tr in result.tests}
-    failed_fatally = {}
-    spent = None  # the reason, once the student's total budget is used up
-    for test in _run_order(assignment):
-        tr = by_id[test.grade_id]
-        if test.task in delegated or test.task in session.delegated:
-            result.reasons[test.task] = DELEGATION
-            continue
-        if spent:
-            tr.message = spent
-            result.reasons.setdefault(test.task, spent)
-            continue
-        if test.task in failed_fatally:
-            tr.message = f"not run: an earlier test of {test.task} {failed_fatally[test.task]}"
-            continue
-        error = _run_test(assignment, test, tr, session, student)
-        if error is not None:
-            failed_fatally[test.task] = tr.message
-            result.reasons[test.task] = tr.message
-            if error.kind == "budget":
-                spent = tr.message
-        if test.task in session.delegated:
-            result.reasons[test.task] = DELEGATION
-    # A delegation seen late (e.g. in a later call) still voids the whole task.
-    for tr in result.tests:
-        if tr.task in session.delegated or tr.task in delegated:
-            tr.earned = 0.0
-            result.reasons[tr.task] = DELEGATION
-
-
-def _run_test(assignment, test, tr, session, student):
-    """Run one test cell here, in the grader, after the setup cells, with each task's name bound
-    to the student's function in the sandbox: ``tr`` earns the test's points, or gets the
-    message why not. Returns the sandbox's error when the sandbox stopped during the test."""
-    namespace = {"__name__": "__mlcourse_test__"}
-    for source in assignment.setup:
-        exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
-    for task in assignment.tasks:
-        namespace[task] = _StudentFunction(session, task)
-    session.current_task = test.task
-    session.warnings = []
-    session.deadline = time.monotonic() + session.limits.timeout
-    error = None
-    try:
-        with np.errstate(all="ignore"), hidden_inputs(session.limits.secret, student):
-            exec(compile_cell(test.source, f"<{test.grade_id}>"), namespace)
-        tr.earned = test.points
-    except _Fatal as exc:
-        tr.message = _sandbox_reason(exc.error, session)
-        error = exc.error
-    except AssertionError as exc:
-        tr.message = clean_text(str(exc), 2000) or f"a check failed: {test.description}"
-    except RemoteError as exc:
-        tr.message = f"your function raised {exc.exc_type}: {exc.message}"
-    except Exception as exc:  # noqa: BLE001
-        tr.message = ("the result could not be checked "
-                      f"({type(exc).__name__}: {clean_text(str(exc), 500)})")
-    tr.warnings = sorted(set(session.warnings))[:10]
-    return error
 
 
 def _finished(result, session, start):

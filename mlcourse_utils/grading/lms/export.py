@@ -80,6 +80,19 @@ def _unidentified(roster, lms, options):
             if not any(v.strip() for v in lms.grade_file_ids(s, options))]
 
 
+def _check_ids(roster, lms, options, allow_missing_ids):
+    """The roster students the LMS could not find (:func:`_unidentified`); ValueError naming
+    them unless ``allow_missing_ids``."""
+    unidentified = _unidentified(roster, lms, options)
+    if unidentified and not allow_missing_ids:
+        raise ValueError(f"{plural(len(unidentified), 'student')} of the roster "
+                         f"{'has' if len(unidentified) == 1 else 'have'} no "
+                         f"{lms.ids_wanted(options)}, by which {lms.label} finds them: "
+                         f"{', '.join(unidentified)}. Add the ids "
+                         "to the roster (export it from the LMS), or pass --allow-missing-ids "
+                         "to leave these rows for the LMS to skip")
+    return unidentified
+
 def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str, out: Path | str,
            config_path: Path | str | None = None, missing: str = "blank",
            times_path: Path | str | None = None,
@@ -120,50 +133,64 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
     if len(set(names)) != len(names):
         raise ValueError(f"two graded folders hold the same assignment: {names}")
     lms.check_columns(names, config.assignments, options)
-    unidentified = _unidentified(roster, lms, options)
-    if unidentified and not allow_missing_ids:
-        raise ValueError(f"{plural(len(unidentified), 'student')} of the roster "
-                         f"{'has' if len(unidentified) == 1 else 'have'} no "
-                         f"{lms.ids_wanted(options)}, by which {lms.label} finds them: "
-                         f"{', '.join(unidentified)}. Add the ids "
-                         "to the roster (export it from the LMS), or pass --allow-missing-ids "
-                         "to leave these rows for the LMS to skip")
+    unidentified = _check_ids(roster, lms, options, allow_missing_ids)
     report = Export(len(roster), {}, {}, {}, {}, {}, unidentified=unidentified)
     columns, grades = [], []
     for graded in assignments:
-        clashes, refused = {}, {}
-        matched, unmatched = match_roster(roster, graded.scores, clashes,
-                                          OutFolder(graded.folder).read_lms_entries(), refused)
-        cells, late, undated, problems, sources = late_cells(
-            graded, matched, roster, config, missing, times, times_from_submission)
-        for i in clashes:  # one roster student, several submissions: none is exported
-            cells[i] = Cell(None)
-        column = lms.column(graded.name, config.assignments.get(graded.name, {}), options)
-        columns.append((column, graded.total_max))
+        column, cells = _export_assignment(report, graded, lms, options, roster, config, missing,
+                                           times, times_from_submission)
+        columns.append(column)
         grades.append(cells)
-        report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
-        report.refused[graded.name] = refused
-        report.without_submission[graded.name] = [
-            roster[i].name or roster[i].email or roster[i].student_id
-            for i in range(len(roster)) if cells[i].raw is None and i not in clashes]
-        report.ungraded[graded.name] = [g for g in graded.ungraded
-                                        if g in graded.scores and g not in refused]
-        report.late[graded.name] = late
-        OutFolder(graded.folder).write_late(late, graded.total_max)
-        report.undated[graded.name] = undated
-        report.time_problems[graded.name] = problems
-        report.time_sources[graded.name] = sources
-        report.lms_late[graded.name] = sorted(g for g, info in graded.times.items()
-                                              if info.get("lms_late") and g in graded.scores)
-        report.overridden[graded.name] = sorted(g for g, t in graded.totals.items()
-                                                if t.overridden)
-        by_graded = {gid: cells[i] for i, gid in matched.items()}
-        report.lms_late_done[graded.name] = {
-            g: _lms_late_done(g, by_graded.get(g), late, undated, clashes)
-            for g in report.lms_late[graded.name]}
-        report.conflicts[graded.name] = {
-            roster[i].name or roster[i].email or roster[i].student_id: ids
-            for i, ids in clashes.items()}
+    _write_grade_file(out, lms, roster, columns, grades, options)
+    for graded in assignments:  # the late-penalty sections, through the page's own template
+        try:
+            regenerate_feedback(graded.folder)
+        except (OSError, ValueError) as exc:  # the grade file stands; the pages wait
+            report.feedback_problems[graded.name] = clean_text(str(exc), 300)
+    return report
+
+
+def _export_assignment(report, graded, lms, options, roster, config, missing, times,
+                       times_from_submission):
+    """One graded assignment in the export: its column ``(name, max)`` and each roster
+    student's cell, with what it found recorded in ``report`` and the late penalties in its
+    graded folder."""
+    clashes, refused = {}, {}
+    matched, unmatched = match_roster(roster, graded.scores, clashes,
+                                      OutFolder(graded.folder).read_lms_entries(), refused)
+    cells, late, undated, problems, sources = late_cells(
+        graded, matched, roster, config, missing, times, times_from_submission)
+    for i in clashes:  # one roster student, several submissions: none is exported
+        cells[i] = Cell(None)
+    column = lms.column(graded.name, config.assignments.get(graded.name, {}), options)
+    report.without_roster[graded.name] = [g for g in unmatched if g not in refused]
+    report.refused[graded.name] = refused
+    report.without_submission[graded.name] = [
+        roster[i].name or roster[i].email or roster[i].student_id
+        for i in range(len(roster)) if cells[i].raw is None and i not in clashes]
+    report.ungraded[graded.name] = [g for g in graded.ungraded
+                                    if g in graded.scores and g not in refused]
+    report.late[graded.name] = late
+    OutFolder(graded.folder).write_late(late, graded.total_max)
+    report.undated[graded.name] = undated
+    report.time_problems[graded.name] = problems
+    report.time_sources[graded.name] = sources
+    report.lms_late[graded.name] = sorted(g for g, info in graded.times.items()
+                                          if info.get("lms_late") and g in graded.scores)
+    report.overridden[graded.name] = sorted(g for g, t in graded.totals.items()
+                                            if t.overridden)
+    by_graded = {gid: cells[i] for i, gid in matched.items()}
+    report.lms_late_done[graded.name] = {
+        g: _lms_late_done(g, by_graded.get(g), late, undated, clashes)
+        for g in report.lms_late[graded.name]}
+    report.conflicts[graded.name] = {
+        roster[i].name or roster[i].email or roster[i].student_id: ids
+        for i, ids in clashes.items()}
+    return (column, graded.total_max), cells
+
+
+def _write_grade_file(out, lms, roster, columns, grades, options):
+    """The LMS's grade file at ``out``: one column per assignment, one row per roster student."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(out, "w", newline="", encoding="utf-8") as fh:
@@ -171,12 +198,6 @@ def export(graded_dirs: Iterable[Path | str], fmt: str, roster_path: Path | str,
                            [[_fmt(cells[i].score) for cells in grades]
                             for i in range(len(roster))])
         lms.write_grades(csv.writer(fh), roster, table, options)
-    for graded in assignments:  # the late-penalty sections, through the page's own template
-        try:
-            regenerate_feedback(graded.folder)
-        except (OSError, ValueError) as exc:  # the grade file stands; the pages wait
-            report.feedback_problems[graded.name] = clean_text(str(exc), 300)
-    return report
 
 
 def _lms_late_done(gid, cell, late, undated, clashes):

@@ -119,31 +119,6 @@ def test_the_assignment_s_limit_is_the_check_s_and_the_grader_s(tmp_path):
     assert earned["test_late"].message.startswith(f"timed out after {limit} s")
 
 
-def test_visible_tests_run_before_the_hidden_only_ones():
-    """In bayes, model_posterior's test cells are visible, hidden-only, then visible with hidden
-    code (read off the source notebook); grading runs the two that `mlcourse check` runs first,
-    and the budget gives one limit to each test cell with hidden code beyond the check's."""
-    import assignment_support as sup
-    from mlcourse_utils.course import BUDGET_FACTOR
-    from mlcourse_utils.grading.notebook import HIDDEN_BEGIN
-    from mlcourse_utils.grading.selfcheck import is_emptied_hidden_test
-
-    assignment = notebook.load_assignment("bayes", sup.ROOT)
-    hidden_only = [t.grade_id for t in assignment.tests
-                   if is_emptied_hidden_test(assignment.visible_sources[t.grade_id])]
-    with_hidden = [t.grade_id for t in assignment.tests
-                   if HIDDEN_BEGIN in t.source]
-    assert set(hidden_only) < set(with_hidden) == set(assignment.hidden_tests)
-    order = [t.grade_id for t in session._run_order(assignment)]
-    assert sorted(order) == sorted(t.grade_id for t in assignment.tests)
-    first = order[:len(order) - len(hidden_only)]
-    assert set(first).isdisjoint(hidden_only) and order[len(first):] == hidden_only
-    assert first == [t.grade_id for t in assignment.tests if t.grade_id not in hidden_only]
-    mine = [t.grade_id for t in assignment.tests if t.task == "model_posterior"]
-    assert [g in hidden_only for g in mine] == [False, True, False]
-    assert session.grading_budget(assignment, 10) == 10 * (BUDGET_FACTOR + 1)
-
-
 def test_limits_left_open_are_the_assignments_and_those_given_are_kept():
     """mle's limit T (its source notebook's): options without limits grade with T per cell and
     (BUDGET_FACTOR + 1) T in all; a --timeout t gives (BUDGET_FACTOR + 1) t; a

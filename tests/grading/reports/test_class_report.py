@@ -32,7 +32,7 @@ from test_assignments import FORBIDDEN_IN_VARIANTS
 import assignment_support as sup
 from mlcourse_utils import cli
 from mlcourse_utils.grading import notebook
-from mlcourse_utils.grading.engine.session import DELEGATION
+from mlcourse_utils.grading.engine.checking import DELEGATION
 from mlcourse_utils.grading.graded.folder import GradedFolderError, read_graded_folder
 from mlcourse_utils.grading.graded.out import OutFolder
 from mlcourse_utils.grading.graded.reasons import cell_stopped, classify_reason
@@ -257,23 +257,23 @@ def test_failed_checks_are_counted_in_words(tmp_path):
 
 
 def test_reasons_the_grader_writes_are_classified():
-    """Each reason text the grader produces (session.py, submissions.py) maps to its kind."""
+    """Each reason text the grader produces (checking.py, submissions.py) maps to its kind."""
     from types import SimpleNamespace
 
+    from mlcourse_utils.grading.engine.checking import sandbox_reason
     from mlcourse_utils.grading.engine.options import GradingOptions
-    from mlcourse_utils.grading.engine.session import _sandbox_reason
     from mlcourse_utils.grading.protocol import SandboxError
 
     session = SimpleNamespace(limits=GradingOptions(timeout=6, student_timeout=60,
                                                     memory_mb=2048))
     expected = {
-        _sandbox_reason(SandboxError("timeout", "timed out"), session): "timeout",
-        _sandbox_reason(SandboxError("budget", "used up its total grading time"),
+        sandbox_reason(SandboxError("timeout", "timed out"), session): "timeout",
+        sandbox_reason(SandboxError("budget", "used up its total grading time"),
                         session): "budget",
-        _sandbox_reason(SandboxError("memory", "was stopped for exceeding the memory limit of "
+        sandbox_reason(SandboxError("memory", "was stopped for exceeding the memory limit of "
                                                "2048 MB"), session): "memory",
-        _sandbox_reason(SandboxError("died", "was killed by signal 9"), session): "died",
-        _sandbox_reason(SandboxError("died", "exited (status 3)"), session): "died",
+        sandbox_reason(SandboxError("died", "was killed by signal 9"), session): "died",
+        sandbox_reason(SandboxError("died", "exited (status 3)"), session): "died",
         "no notebook was submitted": "no_submission",
         "the notebook is a symbolic link, which is not accepted": "refused",
         "the notebook could not be read (the notebook is larger than 16 MB)": "refused",

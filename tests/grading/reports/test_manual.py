@@ -194,22 +194,3 @@ def test_a_teaching_assistants_work_is_found_and_moved_aside_not_deleted(tmp_pat
     assert (kept / "gradebook.db").is_file() and not (out / "gradebook.db").exists()
     assert (out / "manual" / "blank.csv").read_text() == blank  # not a TA's work: left
     assert manual.teaching_assistant_work(out) == []
-
-
-def test_grade_merge_refuses_a_folder_with_a_teaching_assistants_work(tmp_path):
-    from mlcourse_utils.grading.engine import batch
-    from mlcourse_utils.grading.graded.out import OutFolder
-    from mlcourse_utils.grading.graded.results import GradeResult
-
-    shard = tmp_path / "shard"
-    shard.mkdir()
-    OutFolder(shard).write_results({"alice": GradeResult.zero("alice", ASSIGNMENT, "nothing")},
-                                   ASSIGNMENT)
-    out = tmp_path / "graded"
-    (out / "manual").mkdir(parents=True)
-    filled = f"student_id,grade_id,points,comment\nalice,{GID},1,\n"
-    (out / "manual" / f"{GID}.csv").write_text(filled)
-    with pytest.raises(ValueError, match=rf"merging would replace: .*{GID}\.csv.*--force"):
-        batch.merge_outputs([shard], out, sup.ROOT)
-    assert (out / "manual" / f"{GID}.csv").read_text() == filled
-    assert sorted(p.name for p in out.iterdir()) == ["manual"]
