@@ -126,3 +126,26 @@ def read_scores(out):
             tasks.setdefault(r["student_id"], {})[r["task"]] = (float(r["score"]),
                                                                 float(r["max_score"]))
     return grades, tasks
+
+
+#: A Canvas gradebook export of two students (alice 101, bob 102), as the LMS tests' roster.
+CANVAS_ROSTER = """\
+Student,ID,SIS User ID,SIS Login ID,Section,Email
+"Smith-Jones, Alice",101,S-1,alice,A,alice@uni.example
+"Brown, Bob",102,S-2,bob,A,bob@uni.example
+"""
+
+
+def export_rows(write_graded, tmp_path, fmt, roster=CANVAS_ROSTER, **options):
+    """Export a graded folder of alice (1 point) and bob (0.5) for the LMS ``fmt`` with
+    ``roster``; return the grade file's rows and the export's report."""
+    from mlcourse_utils.grading.lms import export
+
+    graded = tmp_path / "graded"
+    if not graded.exists():
+        write_graded(graded, {"alice": 1.0, "bob": 0.5})
+    (tmp_path / "roster.csv").write_text(roster)
+    target = tmp_path / f"{fmt}.csv"
+    report = export.export([graded], fmt, tmp_path / "roster.csv", target, **options)
+    with open(target, newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh)), report

@@ -11,7 +11,6 @@ id and attachment id, as in its download. The graded folders are written by hand
 
 from __future__ import annotations
 
-import csv
 import re
 import stat
 import zipfile
@@ -26,22 +25,8 @@ from mlcourse_utils.grading.lms.canvas import Canvas, login
 from mlcourse_utils.grading.notebook import load_assignment
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
-ROSTER = """\
-Student,ID,SIS User ID,SIS Login ID,Section,Email
-"Smith-Jones, Alice",101,S-1,alice,A,alice@uni.example
-"Brown, Bob",102,S-2,bob,A,bob@uni.example
-"""
+ROSTER = sup.CANVAS_ROSTER
 
-
-def _export(write_graded, tmp_path, fmt, roster=ROSTER, **options):
-    graded = tmp_path / "graded"
-    if not graded.exists():
-        write_graded(graded, {"alice": 1.0, "bob": 0.5})
-    (tmp_path / "roster.csv").write_text(roster)
-    target = tmp_path / f"{fmt}.csv"
-    report = export.export([graded], fmt, tmp_path / "roster.csv", target, **options)
-    with open(target, newline="", encoding="utf-8") as fh:
-        return list(csv.reader(fh)), report
 
 
 # ------------------------------------------------------------------ its download's names
@@ -85,7 +70,7 @@ def test_a_roster_row_is_known_by_its_id_and_its_login():
 # ------------------------------------------------------------------ its grade file
 
 def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
-    rows, _ = _export(write_graded, tmp_path, "canvas",
+    rows, _ = sup.export_rows(write_graded, tmp_path, "canvas",
                       canvas_assignment="Maximum likelihood (4711)")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "Maximum likelihood (4711)"]
@@ -104,13 +89,13 @@ def test_canvas_header_names_the_assignment_with_its_id(tmp_path, write_graded):
                                     "(4711)"])
 def test_a_canvas_column_without_its_id_is_refused(tmp_path, write_graded, column):
     with pytest.raises(ValueError, match=r"--canvas-assignment 'Title \(1234\)'"):
-        _export(write_graded, tmp_path, "canvas", canvas_assignment=column)
+        sup.export_rows(write_graded, tmp_path, "canvas", canvas_assignment=column)
     assert not (tmp_path / "canvas.csv").exists()
 
 
 def test_the_column_may_come_from_the_configuration(tmp_path, write_graded):
     (tmp_path / "due.toml").write_text('[assignments.mle]\ncanvas_column = "MLE (99)"\n')
-    rows, _ = _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    rows, _ = sup.export_rows(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     assert rows[0][5] == "MLE (99)"
 
 
@@ -118,9 +103,9 @@ def test_missing_ids_are_an_error_naming_the_students(tmp_path, write_graded):
     roster = ROSTER + '"Nobody, Noid",,,,B,noid@uni.example\n'
     with pytest.raises(ValueError, match=r"1 student of the roster has no ID, SIS User ID or SIS "
                                          r"Login ID.*Nobody, Noid.*--allow-missing-ids"):
-        _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
-    rows, report = _export(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)",
-                           allow_missing_ids=True)
+        sup.export_rows(write_graded, tmp_path, "canvas", roster, canvas_assignment="MLE (1)")
+    rows, report = sup.export_rows(write_graded, tmp_path, "canvas", roster,
+                                   canvas_assignment="MLE (1)", allow_missing_ids=True)
     assert report.unidentified == ["Nobody, Noid"] and len(rows) == 5
 
 

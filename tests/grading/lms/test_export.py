@@ -10,7 +10,6 @@ no grading runs.
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 
@@ -28,22 +27,8 @@ from mlcourse_utils.grading.lms import export
 from mlcourse_utils.grading.notebook import load_assignment
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
-ROSTER = """\
-Student,ID,SIS User ID,SIS Login ID,Section,Email
-"Smith-Jones, Alice",101,S-1,alice,A,alice@uni.example
-"Brown, Bob",102,S-2,bob,A,bob@uni.example
-"""
+ROSTER = sup.CANVAS_ROSTER
 
-
-def _export(write_graded, tmp_path, fmt, roster=ROSTER, **options):
-    graded = tmp_path / "graded"
-    if not graded.exists():
-        write_graded(graded, {"alice": 1.0, "bob": 0.5})
-    (tmp_path / "roster.csv").write_text(roster)
-    target = tmp_path / f"{fmt}.csv"
-    report = export.export([graded], fmt, tmp_path / "roster.csv", target, **options)
-    with open(target, newline="", encoding="utf-8") as fh:
-        return list(csv.reader(fh)), report
 
 
 def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path, write_graded):
@@ -56,7 +41,8 @@ def test_times_of_the_lms_download_are_used_and_its_late_marks_reported(tmp_path
                                        'percent_per_day = 10\n[assignments.mle]\n'
                                        'due = 2026-03-02T23:59:00+01:00\n'
                                        'canvas_column = "MLE (1)"\n')
-    rows, report = _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    rows, report = sup.export_rows(write_graded, tmp_path,
+                                   "canvas", config_path=tmp_path / "due.toml")
     body = {r[0]: r for r in rows[2:]}
     # 2 days late (10:00 on the 4th in Berlin, due 23:59 on the 2nd): 20 % off.
     assert float(body["Smith-Jones, Alice"][5]) == pytest.approx(ASSIGNMENT.max_score * 0.8,
@@ -102,7 +88,7 @@ def test_the_late_section_follows_the_last_export(tmp_path, write_graded):
     config = ('[late_penalty]\npercent_per_day = 10\n[assignments.mle]\n'
               'due = 2026-03-02T23:59:00+00:00\ncanvas_column = "MLE (1)"\n')
     (tmp_path / "due.toml").write_text(config)
-    _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    sup.export_rows(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     page = (tmp_path / "graded" / "feedback" / "alice.html").read_text()
     # 2 started days late (10:00 on the 4th, due 23:59 on the 2nd, UTC): 20 % of half the points.
     half = ASSIGNMENT.max_score / 2
@@ -111,7 +97,7 @@ def test_the_late_section_follows_the_last_export(tmp_path, write_graded):
     assert page.index("Late submission") < page.index("<table>")
     assert "Late submission" not in (tmp_path / "graded" / "feedback" / "bob.html").read_text()
     (tmp_path / "due.toml").write_text(config + "[assignments.mle.extensions]\nalice = 3\n")
-    _export(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
+    sup.export_rows(write_graded, tmp_path, "canvas", config_path=tmp_path / "due.toml")
     assert "Late submission" not in (tmp_path / "graded" / "feedback" / "alice.html").read_text()
 
 
@@ -121,7 +107,7 @@ def test_pages_that_cannot_be_written_again_leave_the_grade_file_standing(
         raise ValueError("no source notebook of mle here")
 
     monkeypatch.setattr(export, "regenerate_feedback", fails)
-    rows, report = _export(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
+    rows, report = sup.export_rows(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
     assert len(rows) == 4 and report.feedback_problems == {"mle": "no source notebook of mle here"}
 
 
@@ -163,7 +149,7 @@ def test_a_canvas_stranger_graded_as_alice_without_a_roster_is_not_exported_as_h
     intake = _graded_from(write_graded, tmp_path, {"alice_999_7001_mle.ipynb": "stranger",
                                                    "brownbob_102_9002_mle.ipynb": "bob"})
     assert set(intake.found) == {"alice", "brownbob"}  # no roster: the LMS's names
-    rows, report = _export(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
+    rows, report = sup.export_rows(write_graded, tmp_path, "canvas", canvas_assignment="MLE (1)")
     body = {r[0]: r for r in rows[2:]}
     assert body["Smith-Jones, Alice"][5] == ""
     assert float(body["Brown, Bob"][5]) == ASSIGNMENT.max_score
@@ -179,7 +165,8 @@ def test_a_submitter_refused_when_graded_is_not_exported_even_when_the_roster_ha
     _graded_from(write_graded, tmp_path, {"stranger_999_7001_mle.ipynb": "stranger",
                                           "brownbob_102_9002_mle.ipynb": "bob"}, ROSTER)
     later = ROSTER + '"Stranger, S",999,S-9,stranger,A,s@uni.example\n'
-    rows, report = _export(write_graded, tmp_path, "canvas", later, canvas_assignment="MLE (1)")
+    rows, report = sup.export_rows(write_graded, tmp_path,
+                                   "canvas", later, canvas_assignment="MLE (1)")
     body = {r[0]: r for r in rows[2:]}
     assert body["Stranger, S"][5] == ""
     (why,) = report.refused["mle"].values()
@@ -204,7 +191,7 @@ def test_a_moodle_look_alike_of_alices_id_is_not_exported_as_her(tmp_path, write
     _graded_from(write_graded, tmp_path, {
         f"{name}_5009_assignsubmission_file_/mle.ipynb": "stranger",
         "Bob Brown_5002_assignsubmission_file_/mle.ipynb": "bob"})
-    rows, report = _export(write_graded, tmp_path, "moodle", roster)
+    rows, report = sup.export_rows(write_graded, tmp_path, "moodle", roster)
     body = {r[0]: r for r in rows[1:]}
     assert body["alice@uni.example"][-1] == ""
     why = report.refused["mle"][name]

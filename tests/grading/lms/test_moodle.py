@@ -10,8 +10,6 @@ folders are written by hand (conftest's ``write_graded``): no grading runs.
 
 from __future__ import annotations
 
-import csv
-
 import pytest
 
 import assignment_support as sup
@@ -23,16 +21,6 @@ from mlcourse_utils.grading.notebook import load_assignment
 
 ASSIGNMENT = load_assignment("mle", sup.ROOT)
 
-
-def _export(write_graded, tmp_path, fmt, roster, **options):
-    graded = tmp_path / "graded"
-    if not graded.exists():
-        write_graded(graded, {"alice": 1.0, "bob": 0.5})
-    (tmp_path / "roster.csv").write_text(roster)
-    target = tmp_path / f"{fmt}.csv"
-    report = export.export([graded], fmt, tmp_path / "roster.csv", target, **options)
-    with open(target, newline="", encoding="utf-8") as fh:
-        return list(csv.reader(fh)), report
 
 
 # ------------------------------------------------------------------ its download's names
@@ -88,7 +76,8 @@ def test_the_worksheets_participant_cells_are_read_as_numbers():
 ])
 def test_moodle_puts_the_mapped_identifier_first(tmp_path, write_graded, identifier, header):
     roster = "Full name,Email address,username,ID number\nAlice,alice@uni.example,alice,M-1\n"
-    rows, _ = _export(write_graded, tmp_path, "moodle", roster, moodle_identifier=identifier)
+    rows, _ = sup.export_rows(write_graded, tmp_path,
+                              "moodle", roster, moodle_identifier=identifier)
     assert rows[0] == header
     expected = {"email": "alice@uni.example", "idnumber": "M-1", "username": "alice"}
     assert rows[1][0] == expected[identifier]
@@ -98,7 +87,7 @@ def test_moodle_puts_the_mapped_identifier_first(tmp_path, write_graded, identif
 def test_moodle_without_the_identifier_is_an_error(tmp_path, write_graded):
     roster = "Full name,Email address,username\nAlice,,alice\n"
     with pytest.raises(ValueError, match="no Email address.*Alice"):
-        _export(write_graded, tmp_path, "moodle", roster)
+        sup.export_rows(write_graded, tmp_path, "moodle", roster)
 
 
 def test_feedback_zip_for_moodle_from_the_roster(tmp_path, write_graded):
