@@ -11,25 +11,14 @@ inside a function (a lazy import runs as surely as any other), as well as
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "mlcourse_utils"
+from import_support import MODULES, PACKAGE, import_statements
 
 #: The floors, bottom first.
 FLOORS = ("base", "student layer", "grader", "book", "command line")
-
-
-def _module_name(path: Path, package: Path = PACKAGE) -> str:
-    parts = list(path.relative_to(package.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def floor(module: str) -> str:
@@ -54,28 +43,8 @@ def _target(name: str, modules) -> str:
 
 def imports(path: Path, package_dir: Path = PACKAGE, modules=MODULES) -> list[tuple[int, str]]:
     """``(line, module)`` for every module of the package that the file ``path`` imports."""
-    name = _module_name(path, package_dir)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                target = f"{base}.{node.module}" if node.module else base
-            else:
-                target = node.module or ""
-            names = [f"{target}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            names = [node.args[0].value]
-        else:
-            continue
-        found += [(node.lineno, _target(n, modules)) for n in names
-                  if n == "mlcourse_utils" or n.startswith("mlcourse_utils.")]
-    return found
+    return [(line, _target(n, modules)) for line, _, names in import_statements(path, package_dir)
+            for n in names if n == "mlcourse_utils" or n.startswith("mlcourse_utils.")]
 
 
 def test_the_floors_are_read_from_the_folders():

@@ -3,42 +3,17 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "mlcourse_utils"
-
-
-def _module_name(path):
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+from import_support import MODULES, import_statements
 
 
 def _imports(path):
-    """Package modules that ``path`` imports anywhere in its code (module level or lazily)."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                target = f"{base}.{node.module}" if node.module else base
-            else:
-                target = node.module or ""
-            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Import):
-            candidates = [a.name for a in node.names]
-        else:
-            continue
-        found |= {c for c in candidates if c.startswith("mlcourse_utils")}
-    return found
-
-
-MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    """Package modules that ``path`` imports anywhere in its code (module level or lazily): the
+    module a ``from`` import reads and each name it takes (a name may be a module too)."""
+    return {c for _, source, names in import_statements(path) for c in [source, *names]
+            if c.startswith("mlcourse_utils")}
 
 
 def test_no_import_cycles():
