@@ -1,11 +1,13 @@
 """Grading: the check helpers that assignment test cells import (the grader is in sub-packages).
 
     from mlcourse_utils.grading import check_close, check_against_reference, Case, hidden_rng
+    from mlcourse_utils.grading import variant      # a student's own numbers (variants.py)
 
 The modules of this folder are the student layer, what the student wheel ships (book/wheel.py
 takes them by their place): they import nothing from the sub-packages.
 
     checks       the helpers test cells call (re-exported here)
+    variants     a student's variant of the questions graded by hand, from their course id
     selfcheck    ``mlcourse check``: a student's notebook checked and run, one line per problem
     execute      running a notebook in a kernel with time limits (``mlcourse check``, release)
     notebook     the one reader of nbgrader metadata and markers
@@ -37,6 +39,7 @@ from .checks import (
     hidden_inputs,
     hidden_rng,
 )
+from .variants import variant
 
 __all__ = [
     "Case",
@@ -47,4 +50,5 @@ __all__ = [
     "check_raises",
     "hidden_inputs",
     "hidden_rng",
+    "variant",
 ]

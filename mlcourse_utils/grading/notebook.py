@@ -1,4 +1,4 @@
-"""The one reader of nbgrader metadata and markers: answer, test, manual and setup cells.
+"""The one reader of nbgrader metadata and markers: answer, test, manual, setup and id cells.
 
 Every question "what kind of cell is this?" is answered here (as nbgrader answers it in
 ``nbgrader/utils.py``), for the grader, the release and self-check tools and the book.
@@ -18,6 +18,7 @@ from types import CodeType
 from typing import Any
 
 from ..course import DEFAULT_TIMEOUT, find_course_root
+from .variants import ID_NAME, parse_id_cell, variants_enabled
 
 #: CPython 3.11 and 3.12 can fail with "SystemError: AST constructor recursion depth mismatch"
 #: when ast.parse or compile run in several threads at once (python/cpython#106905, fixed in
@@ -72,6 +73,12 @@ class Assignment:
     imports: list[str] = dataclasses.field(default_factory=list)
     #: seconds one cell or test may run (:func:`time_limit` of the notebook's metadata)
     timeout: int = DEFAULT_TIMEOUT
+    #: whether students get their own variants (``metadata.mlcourse.variants``, default true;
+    #: :mod:`.variants`): the grader binds ``STUDENT_ID`` to the roster id before the setup
+    #: cells, which never include the id cell
+    variants: bool = True
+    #: whether the notebook has an id cell (``STUDENT_ID = ...``, :func:`is_id_cell`)
+    has_id_cell: bool = False
 
     @property
     def hidden_tests(self) -> list[str]:
@@ -123,6 +130,32 @@ def is_manual_cell(cell: Mapping[str, Any]) -> bool:
     """A manually graded answer (a derivation): graded and a solution."""
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
+#: ``metadata.mlcourse.role`` of the cell where a student enters their course id.
+ID_ROLE = "student_id"
+
+
+def is_id_cell(cell: Mapping[str, Any]) -> bool:
+    """The cell where the student enters their course id: marked ``metadata.mlcourse.role:
+    student_id`` by the release, or (when a student's copy lost the mark) a plain code cell
+    whose code starts by assigning ``STUDENT_ID``."""
+    if cell.get("cell_type") != "code" or nbgrader_meta(cell).get("grade_id"):
+        return False
+    meta = cell.get("metadata", {})
+    mark = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+    if isinstance(mark, dict) and mark.get("role") == ID_ROLE:
+        return True
+    return re.match(rf"\s*{ID_NAME}\s*=", cell_source(cell)) is not None
+
+
+def read_student_id(cells: Sequence[Mapping[str, Any]]) -> tuple[str | None, str | None]:
+    """The course id typed in a notebook's id cell (its first), or ``(None, why not)``
+    (:func:`~.variants.parse_id_cell`)."""
+    for cell in cells:
+        if is_id_cell(cell):
+            return parse_id_cell(cell_source(cell))
+    return None, "the notebook has no id cell (STUDENT_ID = \"your id\")"
 
 
 def grade_id(cell: Mapping[str, Any]) -> str | None:
@@ -344,10 +377,13 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
                           metadata: Mapping[str, Any] | None = None) -> Assignment:
     """An :class:`Assignment` from the cells (and metadata) of a source notebook ``notebook``."""
     tasks, tests, setup, manual, visible, solution = [], [], [], [], {}, []
+    has_id_cell = False
     for cell in cells:
         gid = grade_id(cell)
         source = cell_source(cell)
-        if is_answer_cell(cell):
+        if is_id_cell(cell) and not tasks:
+            has_id_cell = True  # the grader binds STUDENT_ID itself (the roster's id)
+        elif is_answer_cell(cell):
             tasks.append(gid)
             solution.append(source)
         elif is_test_cell(cell):
@@ -366,7 +402,8 @@ def assignment_from_cells(name: str, notebook: str, cells: list[dict[str, Any]],
                if m.partition(".")[0] not in ("mlcourse_utils", "__future__")]
     return Assignment(name, notebook, tasks, tests, setup, manual, visible,
                       forbidden_calls(metadata, tasks, notebook), imports,
-                      time_limit(metadata, notebook))
+                      time_limit(metadata, notebook), variants_enabled(metadata, notebook),
+                      has_id_cell)
 
 
 def imported_by(sources: Sequence[str]) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..checks import hidden_inputs
+from ..variants import ID_NAME
 from ..graded.results import GradeResult, TestResult
 from ..notebook import Assignment, compile_cell
 from ..protocol import RemoteError, SandboxError
@@ -106,11 +107,18 @@ def run_tests(assignment: Assignment, student: str, session: Any, delegated: Col
             result.reasons[tr.task] = DELEGATION
 
 
+def setup_names(assignment: Assignment, student: str) -> dict[str, str | None]:
+    """What the grader binds before the setup cells: ``STUDENT_ID``, the roster's id of the
+    student graded (never the id typed in the notebook), or None when the assignment's variants
+    are off (:mod:`~mlcourse_utils.grading.variants`)."""
+    return {ID_NAME: student if assignment.variants else None}
+
+
 def _run_test(assignment, test, tr, session, student):
     """Run one test cell here, in the grader, after the setup cells, with each task's name bound
     to the student's function in the sandbox: ``tr`` earns the test's points, or gets the
     message why not. Returns the sandbox's error when the sandbox stopped during the test."""
-    namespace = {"__name__": "__mlcourse_test__"}
+    namespace = {"__name__": "__mlcourse_test__", **setup_names(assignment, student)}
     for source in assignment.setup:
         exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
     for task in assignment.tasks:

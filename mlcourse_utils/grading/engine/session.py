@@ -26,7 +26,7 @@ from ..protocol import RemoteError, SandboxError
 from ..sandbox.channel import Sandbox
 from ..text import clean_text
 from .analysis import AnalysisError, analyse, render_pages
-from .checking import Fatal, run_tests, sandbox_reason
+from .checking import Fatal, run_tests, sandbox_reason, setup_names
 from .options import DEFAULTS, GradingOptions
 
 
@@ -243,7 +243,7 @@ def check_setup(assignment: Assignment) -> None:
     Setup cells (imports and data before the first task) run before every test cell. One that
     fails would fail every student, so the batch stops before it starts, saying why.
     """
-    namespace = {"__name__": "__mlcourse_test__"}
+    namespace = {"__name__": "__mlcourse_test__", **setup_names(assignment, "")}
     for source in assignment.setup:
         try:
             exec(compile_cell(source, "<setup>"), namespace)  # instructor code only
