@@ -59,3 +59,39 @@ def test_time_limit_is_the_notebook_s_or_the_course_s():
     for bad in (2.5, 0, -1, True, "120", None):
         with pytest.raises(ValueError, match=r"metadata.mlcourse.timeout of demo.ipynb"):
             time_limit({"mlcourse": {"timeout": bad}}, "demo.ipynb")
+
+
+def _id_cell(source, marked=True):
+    meta = {"mlcourse": {"role": "student_id"}} if marked else {}
+    return {"cell_type": "code", "source": source, "metadata": meta}
+
+
+def test_the_id_cell_is_found_by_its_mark_or_its_line():
+    assert notebook.is_id_cell(_id_cell("x = 1"))  # the release's mark
+    assert notebook.is_id_cell(_id_cell('  STUDENT_ID = "s1"', marked=False))
+    assert not notebook.is_id_cell(_id_cell("x = 1", marked=False))
+    assert not notebook.is_id_cell({"cell_type": "markdown", "source": 'STUDENT_ID = "s"',
+                                    "metadata": {}})
+    graded = _cell("code", 'STUDENT_ID = "s"', solution=True, grade_id="f")
+    assert not notebook.is_id_cell(graded)
+
+
+def test_read_student_id_reads_the_first_id_cell():
+    cells = [_cell("markdown", "intro"), _id_cell('STUDENT_ID = " S9 "'),
+             _id_cell('STUDENT_ID = "other"', marked=False)]
+    assert notebook.read_student_id(cells) == ("s9", None)
+    assert notebook.read_student_id(cells[:1]) == (
+        None, 'the notebook has no id cell (STUDENT_ID = "your id")')
+    assert notebook.read_student_id([_id_cell("STUDENT_ID = 5")])[0] is None
+
+
+def test_the_id_cell_is_not_a_setup_cell_and_variants_are_on_by_default():
+    """The grader binds STUDENT_ID itself (the roster id), so the id cell never runs there."""
+    cells = [_id_cell('STUDENT_ID = ""'), _cell("code", "import numpy as np"),
+             _cell("code", "def f(): pass", solution=True, grade_id="f"),
+             _cell("code", "assert f() is None", grade=True, grade_id="test_f", points=1)]
+    a = notebook.assignment_from_cells("x", "x.ipynb", cells)
+    assert a.setup == ["import numpy as np"] and a.has_id_cell and a.variants
+    off = notebook.assignment_from_cells("x", "x.ipynb", cells, {"mlcourse": {"variants": False}})
+    assert not off.variants
+    assert not notebook.assignment_from_cells("x", "x.ipynb", cells[1:]).has_id_cell
