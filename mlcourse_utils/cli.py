@@ -255,9 +255,11 @@ def _similarity(similarity, args):
     csv_path, html_path = write_report(report, args.out)
     pairs = sum(m.kind == "student" for m in report.matches)
     print(f"compared the answers of {plural(len(report.students), 'student')} to {args.name} in "
-          f"{report.seconds:.1f} s: {plural(pairs, 'row')} between students and "
-          f"{len(report.matches) - pairs} against the reference flagged (they change no grade); "
-          f"wrote {csv_path} and {html_path}")
+          f"{report.seconds:.1f} s: {plural(pairs, 'row')} between students, "
+          f"{len(report.matches) - pairs} against the reference and "
+          f"{plural(len(report.variant_flags), 'notebook')} with another student's numbers or "
+          f"id flagged (they change no grade); wrote {csv_path}, "
+          f"{csv_path.with_name('similarity_variants.csv')} and {html_path}")
     return EXIT_OK
 
 
