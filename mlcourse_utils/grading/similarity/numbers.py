@@ -183,10 +183,12 @@ def number_flags(students: Mapping[str, Mapping[str, str]], models: ModelNumbers
     return flags
 
 
-def id_flags(typed: Mapping[str, str | None]) -> list[VariantFlag]:
+def id_flags(typed: Mapping[str, str | None],
+             roster: Sequence[str] = ()) -> list[VariantFlag]:
     """A flag for each notebook whose id cell holds the id of another student of the class
-    (``typed``: ``{student: id typed in their notebook, or None}``; ids compared normalised)."""
-    known = {normalize_id(s): s for s in typed}
+    (``typed``: ``{student: id typed in their notebook, or None}``; ``roster``: the class
+    list's ids, who may not have handed anything in; ids compared normalised)."""
+    known = {normalize_id(s): s for s in [*roster, *typed]}
     flags = []
     for student, typed_id in sorted(typed.items()):
         if not typed_id:

@@ -398,10 +398,12 @@ def _read_written(found, questions):
 
 
 def compare_variants(name: str, found: Mapping[str, Any], assignment: Any,
-                     root: Path | str) -> tuple[list[VariantFlag], list[str]]:
-    """``(flags, notes)``: the notebooks of ``found`` (``{student: Submission}``) that quote the
-    model numbers of another student's variant, or whose id cell holds another student's id
-    (:mod:`.numbers`); the notes say what limited the comparison."""
+                     root: Path | str, roster: Sequence[str] = ()
+                     ) -> tuple[list[VariantFlag], list[str]]:
+    """``(flags, notes)``: the notebooks of ``found`` (``{student: Submission}``, by the id
+    each student is known under: it decides the variant) that quote the model numbers of
+    another student's variant, or whose id cell holds another student's id (of ``found`` or
+    of the ``roster``'s ids) (:mod:`.numbers`); the notes say what limited the comparison."""
     from ..reports.model_numbers import ModelNumbers
 
     models = ModelNumbers(root, name, assignment.variants)
@@ -414,7 +416,7 @@ def compare_variants(name: str, found: Mapping[str, Any], assignment: Any,
     elif questions and models.problem:
         notes.append(f"the answers' numbers were not compared: {models.problem}")
     written = _read_written(found, questions)
-    flags = id_flags({s: w.typed_id for s, w in written.items()})
+    flags = id_flags({s: w.typed_id for s, w in written.items()}, roster)
     if assignment.variants and questions and not models.problem:
         texts = {s: {q: w.texts.get(q, "") for q in questions} for s, w in written.items()}
         flags = number_flags(texts, models) + flags
@@ -445,20 +447,32 @@ def _read_answers(found, tasks):
 
 
 def find_similar(name: str, submissions: Path | str, *, root: Path | str | None = None,
-                 **options: float) -> Report:
-    """Read SUBMISSIONS and compare every student's answers to assignment ``name``."""
+                 roster: Path | str | None = None, **options: float) -> Report:
+    """Read SUBMISSIONS and compare every student's answers to assignment ``name``.
+
+    ``roster`` (a class list CSV, :func:`~.roster.read_roster`) names the students of an LMS's
+    download by their course ids, as ``mlcourse grade --roster`` does: the id decides each
+    student's variant. Without it, a folder's name (or the LMS's name) is the student's id.
+    """
     start = time.perf_counter()
     root = Path(root) if root else find_course_root()
     assignment = load_assignment(name, root)
     submissions = Path(submissions)
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
-    found = collect(name, submissions, assignment.notebook).found
+    people = None
+    if roster is not None:
+        from ..intake.roster import Roster, read_roster
+
+        people = Roster(read_roster(roster))
+    found = collect(name, submissions, assignment.notebook, people).found
     answers, unread = _read_answers(found, assignment.tasks)
     stubs = release_stubs(name, root)
     refs = references(name, assignment.tasks, root)
     report = analyse(name, assignment.tasks, answers, stubs, refs, unread=unread, **options)
-    report.variant_flags, report.variant_notes = compare_variants(name, found, assignment, root)
+    roster_ids = [s.student_id for s in people.students if s.student_id] if people else []
+    report.variant_flags, report.variant_notes = compare_variants(name, found, assignment, root,
+                                                                  roster_ids)
     if not stubs:
         report.notes.append(("", "", f"no release notebook exercises/{name}/{name}.ipynb: "
                              "the starting code could not be set aside"))

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import assignment_support as sup
 import variant_support as vs
 from mlcourse_utils.grading.intake.submissions import Submission
 from mlcourse_utils.grading.reports.model_numbers import ModelNumbers
@@ -128,6 +129,9 @@ def test_an_id_cell_holding_another_students_id_is_flagged():
     flags = numbers.id_flags({"a": "a", "b": " A ", "c": "zz9", "d": None})
     assert [(f.student, f.kind, f.others) for f in flags] == [("b", "id", ["a"])]
     assert "the id of a" in flags[0].detail
+    # With the class list: the id of a roster student who handed nothing in counts too.
+    flags = numbers.id_flags({"a": "a", "c": "zz9"}, roster=["a", "ZZ9", "q"])
+    assert [(f.student, f.others) for f in flags] == [("c", ["ZZ9"])]
 
 
 def _found(notebooks):
@@ -190,3 +194,60 @@ def test_the_flags_are_in_their_csv_and_on_the_page_escaped(tmp_path):
     page = (tmp_path / "similarity.html").read_text(encoding="utf-8")
     assert "<script" not in page and "<i>" not in page and "<over>" not in page
     assert "&lt;i&gt;b&lt;/i&gt;, c" in page and "one &lt;over&gt; a = 0.3333" in page
+
+
+FAKE_BAYES = '''
+def variant_numbers(question, params):
+    a, b = params["prior"]
+    return {"last row + 0.5": params["start"] + params["block"] + 0.5,
+            "a / (a + b + block)": a / (a + b + params["block"])}
+'''
+
+
+def test_the_command_flags_a_copied_interpretation(tmp_path):
+    """`find_similar` on a copy of the bayes assignment whose instructor reference computes,
+    by hand-checkable formulas, start + block + 0.5 and a / (a + b + block): the student who
+    writes another student's two numbers (rounded) is flagged, naming them; a notebook typing
+    a third student's id is flagged too; the honest ones are not."""
+    from mlcourse_utils.grading import variants
+    from mlcourse_utils.grading.similarity.pairs import find_similar
+
+    name, gid = "bayes", "interpretation_breast_cancer_posterior"
+    course = tmp_path / "course"
+    for folder in ("solutions", "exercises"):
+        (course / folder / name).mkdir(parents=True)
+        (course / folder / name / f"{name}.ipynb").write_bytes(
+            (sup.ROOT / folder / name / f"{name}.ipynb").read_bytes())
+    (course / "nbgrader_config.py").write_text("")
+    (course / "solutions" / name / "instructor_reference.py").write_text(FAKE_BAYES)
+
+    def numbers_of(sid):
+        p = variants.variant(name, sid).question(gid)
+        a, b = p["prior"]
+        return p["start"] + p["block"] + 0.5, a / (a + b + p["block"])
+
+    ids = [f"s{n}" for n in range(1, 400)]
+    honest = ids[0]
+    copier = next(s for s in ids[1:] if all(x != y for x, y in zip(
+        numbers_of(s), numbers_of(honest), strict=True)))
+    third = next(s for s in ids if s not in (honest, copier))
+    end, ratio = numbers_of(honest)
+    own_end, own_ratio = numbers_of(copier)
+    subs = tmp_path / "subs"
+    for student, typed, text in [
+            (honest, honest, f"rows up to {end}, ratio {ratio:.4f}"),
+            (copier, copier, f"rows up to {end:.1f}, ratio {round(ratio, 3)}"),
+            (third, copier, f"rows up to {numbers_of(third)[0]}")]:
+        nb = sup.release_notebook(name)
+        for cell in nb["cells"]:
+            if cell.get("metadata", {}).get("mlcourse", {}).get("role") == "student_id":
+                cell["source"] = f'STUDENT_ID = "{typed}"'
+            if sup.grade_id(cell) == gid:
+                cell["source"] = text
+        sup.write_submission(subs, student, name, nb)
+    report = find_similar(name, subs, root=course)
+    assert report.variant_notes == []
+    assert [(f.student, f.kind, f.others) for f in report.variant_flags] == [
+        (copier, "numbers", [honest]), (third, "id", [copier])]
+    assert [q[0] for q in report.variant_flags[0].quoted] == [f"{end:.1f}", str(round(ratio, 3))]
+    assert own_end != end and own_ratio != ratio
