@@ -16,6 +16,11 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
   safe filter, only inside the answers' math elements and without the ``html`` package (so
   ``\\href`` makes no link); a Content-Security-Policy forbids every request but the local
   script files, and every inline script (so no ``javascript:`` link or event handler runs).
+  Beside each answer to a question that varies (:data:`~..variants.QUESTIONS`), the student's
+  variant in words and the model answer's numbers for it (:mod:`.model_numbers`: the
+  instructor reference's ``variant_numbers``, once per distinct variant), chosen by the id the
+  student is graded under (the roster's, never the one typed in the notebook); when the
+  assignment's variants are off, the default variant's numbers once at the top.
 * ``<grade_id>.csv``: ``student_id, grade_id, points, comment`` with one row per student and
   the points left blank, for the teaching assistant to fill in.
 

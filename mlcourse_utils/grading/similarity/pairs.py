@@ -20,6 +20,10 @@ fingerprinted (:mod:`.fingerprints`). Then:
   with the package helpers it calls) and with the instructor's solution cell, in the same way
   (the stub ignored, common code not: copying the reference is what is looked for).
 
+Apart from the pairs, :func:`compare_variants` lists the notebooks whose answers to the
+questions that vary quote another student's variant's model numbers, or whose id cell holds
+another student's id (:mod:`.numbers`, read by :mod:`.reading`).
+
 The result only flags pairs for a person to read; it never changes a grade. Each notebook is
 read (its JSON decoded, its answer cells found) in a limited child process, as grading reads it
 (:func:`~.analysis.answer_sources`); the normalising here sees at most
