@@ -85,7 +85,7 @@ def written_numbers(text: str) -> list[Written]:
         intervals = [_interval(value, unit)]
         if percent:
             intervals.append(_interval(value / 100, unit / 100))
-        label = clean_text(m.group(0).replace("\u2212", "-").replace("\\%", "%"), 40).strip()
+        label = " ".join(m.group(0).replace("\u2212", "-").replace("\\%", "%").split())
         if label in seen:
             continue
         seen.add(label)
@@ -135,9 +135,12 @@ def quoted_numbers(text: str, own: Sequence[tuple[str, Any]],
     """``(as written, label, model number)`` for each number of ``text`` that matches a model
     number of ``other`` and none of ``own`` (both: ``[(label, number), ...]``), each model
     number once."""
-    mine, theirs = _Values(own), _Values(other)
+    return _quoted(written_numbers(text), _Values(own), _Values(other))
+
+
+def _quoted(found, mine, theirs):
     quoted, used = [], set()
-    for written in written_numbers(text):
+    for written in found:
         if mine.matching(written):
             continue
         for value, label in theirs.matching(written):
@@ -167,18 +170,28 @@ def number_flags(students: Mapping[str, Mapping[str, str]], models: ModelNumbers
         params_of.setdefault(variant_key(default), default)
         values = {key: models.numbers(question, params).values
                   for key, params in params_of.items()}
+        own_values = {key: _Values(v) for key, v in values.items()}
+        # One sorted table of every variant's numbers: a written number is looked up once.
+        every = _Values([((key, label), value) for key, v in values.items() for label, value in v])
         for student in sorted(students):
-            text = students[student].get(question)
-            if not text:
+            found = written_numbers(students[student].get(question) or "")
+            if len(found) < min_quoted:
                 continue
             own = variant_key(models.variant(student).question(question))
-            for key, theirs in values.items():
-                if key == own:
-                    continue
-                quoted = quoted_numbers(text, values[own], theirs)
-                if len(quoted) >= min_quoted:
+            hits, used = defaultdict(list), defaultdict(set)
+            for written in found:
+                if own_values[own].matching(written):
+                    continue  # the student's own number (common to both variants, or theirs)
+                keys = set()
+                for value, (key, label) in every.matching(written):
+                    if key != own and key not in keys and label not in used[key]:
+                        keys.add(key)
+                        used[key].add(label)
+                        hits[key].append((written.text, label, format_number(value)))
+            for key in values:
+                if len(hits[key]) >= min_quoted:
                     others = sorted(by_key.get(key, [])) or [DEFAULT_VARIANT]
-                    flags.append(VariantFlag(student, "numbers", question, others, quoted,
+                    flags.append(VariantFlag(student, "numbers", question, others, hits[key],
                                              models.numbers(question, params_of[key]).words))
     return flags
 
