@@ -236,6 +236,9 @@ def _similarity_options(p):
                    help="folder with one subfolder per student holding the notebook")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="where similarity.csv and similarity.html go")
+    p.add_argument("--roster", default=None, metavar="ROSTER.csv",
+                   help="the class list, as for `grade --roster`: names the students of an "
+                        "LMS's download by their course ids (which decide their variants)")
     p.add_argument("--threshold", type=float, default=SIMILARITY_THRESHOLD,
                    help=f"flag a task when this share of one answer's own code matches "
                         f"(default {SIMILARITY_THRESHOLD})")
@@ -251,13 +254,15 @@ def _similarity(similarity, args):
         raise UsageError("--threshold must be in (0, 1] and --min-tokens positive")
     _warn_if_tracked(args.out, "students' answers side by side")
     report = similarity.find_similar(args.name, args.submissions, threshold=args.threshold,
-                                     min_tokens=args.min_tokens)
+                                     min_tokens=args.min_tokens, roster=args.roster)
     csv_path, html_path = write_report(report, args.out)
     pairs = sum(m.kind == "student" for m in report.matches)
     print(f"compared the answers of {plural(len(report.students), 'student')} to {args.name} in "
-          f"{report.seconds:.1f} s: {plural(pairs, 'row')} between students and "
-          f"{len(report.matches) - pairs} against the reference flagged (they change no grade); "
-          f"wrote {csv_path} and {html_path}")
+          f"{report.seconds:.1f} s: {plural(pairs, 'row')} between students, "
+          f"{len(report.matches) - pairs} against the reference and "
+          f"{plural(len(report.variant_flags), 'notebook')} with another student's numbers or "
+          f"id flagged (they change no grade); wrote {csv_path}, "
+          f"{csv_path.with_name('similarity_variants.csv')} and {html_path}")
     return EXIT_OK
 
 

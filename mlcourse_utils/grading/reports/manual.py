@@ -16,6 +16,11 @@ then :func:`write_bundle` writes into ``OUT/manual/``:
   safe filter, only inside the answers' math elements and without the ``html`` package (so
   ``\\href`` makes no link); a Content-Security-Policy forbids every request but the local
   script files, and every inline script (so no ``javascript:`` link or event handler runs).
+  Beside each answer to a question that varies (:data:`~..variants.QUESTIONS`), the student's
+  variant in words and the model answer's numbers for it (:mod:`.model_numbers`: the
+  instructor reference's ``variant_numbers``, once per distinct variant), chosen by the id the
+  student is graded under (the roster's, never the one typed in the notebook); when the
+  assignment's variants are off, the default variant's numbers once at the top.
 * ``<grade_id>.csv``: ``student_id, grade_id, points, comment`` with one row per student and
   the points left blank, for the teaching assistant to fill in.
 
@@ -53,6 +58,7 @@ from ..notebook import (
 from ..sandbox.requirements import INSTALL, MATHJAX_FILE, mathjax_files
 from ..text import clean_text, csv_text, from_csv_text, parse_points, plural
 from .answers import environment, render_markdown
+from .model_numbers import ModelNumbers
 
 MARK_SCHEME = re.compile(r"^[ \t]*=+[ \t]*BEGIN MARK SCHEME[ \t]*=+[ \t]*$(.*?)"
                          r"^[ \t]*=+[ \t]*END MARK SCHEME[ \t]*=+[ \t]*$", re.M | re.S)
@@ -136,17 +142,19 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
                   if is_manual_cell(c)}
     _write_assets(folder, root)
     students = list(students)
+    models = ModelNumbers(root, assignment.name, assignment.variants)
     written = []
     for k, (gid, max_points) in enumerate(assignment.manual):
         answers = []
         for n, student in enumerate(students):
             fragment = parts / str(n) / f"{k}.html"
             if fragment.is_file():
-                answers.append((student, _Answer(fragment, "")))
+                answer = _Answer(fragment, "")
             else:
-                answers.append((student, _Answer(None, failed.get(
-                    student, "the answer could not be read"))))
-        _write_page(OutFolder(out), assignment, gid, max_points, instructor.get(gid, {}), answers)
+                answer = _Answer(None, failed.get(student, "the answer could not be read"))
+            answers.append((student, answer, *_student_numbers(models, gid, student)))
+        _write_page(OutFolder(out), assignment, gid, max_points, instructor.get(gid, {}), answers,
+                    _class_numbers(models, gid))
         with atomic_open(OutFolder(out).manual_csv(gid), "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(["student_id", "grade_id", "points", "comment"])
@@ -154,6 +162,27 @@ def write_bundle(out: Path | str, assignment: Assignment, students: Iterable[str
                 w.writerow([csv_text(student), gid, "", ""])
         written.append(OutFolder(out).manual_page(gid))
     return written
+
+
+def _student_numbers(models: ModelNumbers, gid: str, student: str) -> tuple[Any, str | None]:
+    """``(numbers, note)`` shown beside one student's answer to ``gid``: the model numbers of
+    the variant of the student graded as ``student`` (the roster's id decides it, never the id
+    typed in the notebook) and why that is the default variant (a malformed id); ``(None,
+    None)`` when the question does not vary or the assignment's variants are off."""
+    if not models.varies(gid) or not models.enabled:
+        return None, None
+    chosen = models.variant(student)
+    note = (f"the default variant: the id it is graded under is not a course id "
+            f"({chosen.problem})" if chosen.problem else None)
+    return models.numbers(gid, chosen.question(gid)), note
+
+
+def _class_numbers(models: ModelNumbers, gid: str) -> Any:
+    """The default variant's model numbers, said once at the top of the page of a question
+    that varies when the assignment's variants are off (None otherwise)."""
+    if not models.varies(gid) or models.enabled:
+        return None
+    return models.numbers(gid, models.variant(None).question(gid))
 
 
 def _write_assets(folder: Path, root: Path | str) -> None:
@@ -172,9 +201,11 @@ def _write_assets(folder: Path, root: Path | str) -> None:
 
 
 def _write_page(out: OutFolder, assignment: Assignment, gid: str, max_points: float, cell: Any,
-                answers: list[tuple[str, _Answer]]) -> None:
+                answers: list[tuple[str, _Answer, Any, str | None]],
+                class_numbers: Any = None) -> None:
     """The manual page of ``gid`` in ``out``: the rubric of the instructor's ``cell`` and every
-    answer, written piece by piece."""
+    answer (with its variant's model numbers, :func:`_student_numbers`), written piece by
+    piece; ``class_numbers``: the default variant's, shown once (variants off)."""
     kind, scheme = rubric(cell)
     if cell.get("cell_type") == "code":
         scheme_html, scheme_code = None, scheme
@@ -184,7 +215,8 @@ def _write_page(out: OutFolder, assignment: Assignment, gid: str, max_points: fl
         assignment=assignment, grade_id=gid, max_points=max_points, rubric_kind=kind,
         rubric_html=scheme_html, rubric_code=scheme_code, answers=answers,
         mathjax_config="mathjax/config.js", mathjax=f"mathjax/{MATHJAX_FILE}",
-        csv_name=out.manual_csv(gid).name, script=GRADING_SCRIPT, csv_text=csv_text)
+        csv_name=out.manual_csv(gid).name, script=GRADING_SCRIPT, csv_text=csv_text,
+        class_numbers=class_numbers)
     with atomic_open(out.manual_page(gid), "w", encoding="utf-8") as fh:
         for piece in stream:
             fh.write(piece)

@@ -20,6 +20,10 @@ fingerprinted (:mod:`.fingerprints`). Then:
   with the package helpers it calls) and with the instructor's solution cell, in the same way
   (the stub ignored, common code not: copying the reference is what is looked for).
 
+Apart from the pairs, :func:`compare_variants` lists the notebooks whose answers to the
+questions that vary quote another student's variant's model numbers, or whose id cell holds
+another student's id (:mod:`.numbers`, read by :mod:`.reading`).
+
 The result only flags pairs for a person to read; it never changes a grade. Each notebook is
 read (its JSON decoded, its answer cells found) in a limited child process, as grading reads it
 (:func:`~.analysis.answer_sources`); the normalising here sees at most
@@ -37,6 +41,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import Any
 
 from ...course import find_course_root
 from ..engine.analysis import AnalysisError, answer_sources
@@ -45,6 +50,8 @@ from ..intake.collect import collect
 from ..notebook import load_assignment
 from ..text import clean_text
 from .fingerprints import Code, K, normalise
+from .numbers import VariantFlag, id_flags, number_flags
+from .reading import ReadingError, read_written
 
 #: A task is flagged when one answer's own code is at least this share covered by the other.
 THRESHOLD = 0.8
@@ -102,6 +109,11 @@ class Report:
     settings: dict[str, float]
     candidates: int = 0
     seconds: float = 0.0
+    #: notebooks quoting another variant's numbers, or holding another student's id
+    #: (:mod:`.numbers`)
+    variant_flags: list[VariantFlag] = dataclasses.field(default_factory=list)
+    #: what limited that comparison (no model numbers, variants off), in words
+    variant_notes: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -372,6 +384,49 @@ def read_answers(name: str, submissions: Path | str, notebook: str,
     return _read_answers(collect(name, submissions, notebook).found, tasks)
 
 
+def _read_written(found, questions):
+    """``{student: Written}`` of every notebook that could be read (:func:`.read_written`:
+    the answers to ``questions`` and the id cell, read in a limited child); the others are
+    left out (the pairs already say why they could not be read)."""
+    def read(submission):
+        if submission.data is None:
+            return None
+        try:
+            return read_written(submission.data, questions)
+        except ReadingError:
+            return None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return {student: written for student, written in
+                zip(found, pool.map(read, found.values()), strict=True) if written is not None}
+
+
+def compare_variants(name: str, found: Mapping[str, Any], assignment: Any,
+                     root: Path | str, roster: Sequence[str] = ()
+                     ) -> tuple[list[VariantFlag], list[str]]:
+    """``(flags, notes)``: the notebooks of ``found`` (``{student: Submission}``, by the id
+    each student is known under: it decides the variant) that quote the model numbers of
+    another student's variant, or whose id cell holds another student's id (of ``found`` or
+    of the ``roster``'s ids) (:mod:`.numbers`); the notes say what limited the comparison."""
+    from ..reports.model_numbers import ModelNumbers
+
+    models = ModelNumbers(root, name, assignment.variants)
+    manual = {gid for gid, _ in assignment.manual}
+    questions = [q for q in models.questions if q in manual]
+    notes = []
+    if not assignment.variants:
+        notes.append(f"the variants of {name} are off (metadata.mlcourse.variants: false): "
+                     "every student answers the same numbers, so they were not compared")
+    elif questions and models.problem:
+        notes.append(f"the answers' numbers were not compared: {models.problem}")
+    written = _read_written(found, questions)
+    flags = id_flags({s: w.typed_id for s, w in written.items()}, roster)
+    if assignment.variants and questions and not models.problem:
+        texts = {s: {q: w.texts.get(q, "") for q in questions} for s, w in written.items()}
+        flags = number_flags(texts, models) + flags
+    return flags, notes
+
+
 def _read_answers(found, tasks):
     """Each student's answer cells, read in a limited child (:func:`~.analysis.answer_sources`,
     as grading reads them): a notebook that cannot be read within its limits is that
@@ -396,18 +451,32 @@ def _read_answers(found, tasks):
 
 
 def find_similar(name: str, submissions: Path | str, *, root: Path | str | None = None,
-                 **options: float) -> Report:
-    """Read SUBMISSIONS and compare every student's answers to assignment ``name``."""
+                 roster: Path | str | None = None, **options: float) -> Report:
+    """Read SUBMISSIONS and compare every student's answers to assignment ``name``.
+
+    ``roster`` (a class list CSV, :func:`~.roster.read_roster`) names the students of an LMS's
+    download by their course ids, as ``mlcourse grade --roster`` does: the id decides each
+    student's variant. Without it, a folder's name (or the LMS's name) is the student's id.
+    """
     start = time.perf_counter()
     root = Path(root) if root else find_course_root()
     assignment = load_assignment(name, root)
     submissions = Path(submissions)
     if not submissions.is_dir():
         raise FileNotFoundError(f"submissions folder {submissions} does not exist")
-    answers, unread = read_answers(name, submissions, assignment.notebook, assignment.tasks)
+    people = None
+    if roster is not None:
+        from ..intake.roster import Roster, read_roster
+
+        people = Roster(read_roster(roster))
+    found = collect(name, submissions, assignment.notebook, people).found
+    answers, unread = _read_answers(found, assignment.tasks)
     stubs = release_stubs(name, root)
     refs = references(name, assignment.tasks, root)
     report = analyse(name, assignment.tasks, answers, stubs, refs, unread=unread, **options)
+    roster_ids = [s.student_id for s in people.students if s.student_id] if people else []
+    report.variant_flags, report.variant_notes = compare_variants(name, found, assignment, root,
+                                                                  roster_ids)
     if not stubs:
         report.notes.append(("", "", f"no release notebook exercises/{name}/{name}.ipynb: "
                              "the starting code could not be set aside"))

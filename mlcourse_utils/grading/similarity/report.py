@@ -1,4 +1,9 @@
-"""The similarity report's files: ``similarity.csv`` and the offline page ``similarity.html``.
+"""The similarity report's files: ``similarity.csv``, ``similarity_variants.csv`` and the page.
+
+``similarity.csv`` has one row per flagged pair of answers (:mod:`.pairs`);
+``similarity_variants.csv`` one row per notebook that quotes another variant's model numbers
+(kind "numbers") or whose id cell holds another student's id (kind "id", :mod:`.numbers`);
+``similarity.html`` shows both.
 
 Everything shown comes from students, so the page is rendered from
 ``templates/similarity.html`` with autoescaping (code appears as text, never as markup) and
@@ -14,6 +19,7 @@ from pathlib import Path
 
 from ..._files import atomic_open, write_text
 from ..text import clean_text, csv_text
+from .numbers import VariantFlag
 from .pairs import ALL_TASKS, Report
 
 #: Side-by-side sections on the page (the table and the CSV list every flagged row).
@@ -26,6 +32,13 @@ COLOURS = 6
 
 CSV_COLUMNS = ["student_a", "student_b", "task", "score", "shared_fingerprints",
                "matched_tokens", "kind"]
+#: ``similarity_variants.csv``: who, "numbers" or "id", the question (a grade_id; empty for
+#: "id"), the students whose variant (or id) it is ("; " between them), the numbers quoted
+#: ("as written ~ label = model number", "; " between them), and the other variant in words
+#: (or the id typed, for "id").
+VARIANT_COLUMNS = ["student", "kind", "question", "other_students", "quoted", "detail"]
+#: Its file name, beside ``similarity.csv``.
+VARIANT_CSV = "similarity_variants.csv"
 
 
 def write_csv(report: Report, path: Path | str) -> None:
@@ -36,6 +49,22 @@ def write_csv(report: Report, path: Path | str) -> None:
         for m in report.matches:
             w.writerow([csv_text(m.student), csv_text(m.other), csv_text(m.task),
                         f"{m.score:.2f}", m.shared, m.matched, m.kind])
+
+
+def quoted_text(flag: VariantFlag) -> str:
+    """The numbers a flag quotes, in one line (``0.4123 ~ posterior mean = 0.4123; ...``)."""
+    return "; ".join(f"{written} ~ {label} = {model}" for written, label, model in flag.quoted)
+
+
+def write_variant_csv(report: Report, path: Path | str) -> None:
+    """One row per notebook flagged by :mod:`.numbers` (:data:`VARIANT_COLUMNS`)."""
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(VARIANT_COLUMNS)
+        for f in report.variant_flags:
+            w.writerow([csv_text(f.student), f.kind, csv_text(f.question),
+                        csv_text("; ".join(f.others)), csv_text(quoted_text(f)),
+                        csv_text(f.detail)])
 
 
 def _lines(side):
@@ -84,16 +113,18 @@ def write_html(report: Report, path: Path | str) -> None:
         shown.append((number, m, sides))
     page = _template().render(
         report=report, shown=shown, groups=_groups(report.matches), all_tasks=ALL_TASKS,
-        colours=COLOURS, max_shown=MAX_SHOWN,
+        colours=COLOURS, max_shown=MAX_SHOWN, quoted_text=quoted_text, variant_csv=VARIANT_CSV,
         n_pairs=sum(m.kind == "student" for m in report.matches),
         n_reference=sum(m.kind == "reference" for m in report.matches))
     write_text(path, page)
 
 
 def write_report(report: Report, out: Path | str) -> tuple[Path, Path]:
-    """``out/similarity.csv`` and ``out/similarity.html``."""
+    """``out/similarity.csv``, ``out/similarity_variants.csv`` and ``out/similarity.html``
+    (returns the first and the page)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(report, out / "similarity.csv")
+    write_variant_csv(report, out / VARIANT_CSV)
     write_html(report, out / "similarity.html")
     return out / "similarity.csv", out / "similarity.html"
