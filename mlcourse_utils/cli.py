@@ -479,10 +479,13 @@ CHECK_LABELS = {"passed": "ok", "failed": "FAIL", "hidden": "hidden", "changed":
 
 
 def check_start_lines(result: Any) -> list[str]:
-    """`mlcourse check`'s first lines, before the notebook runs: the notebook, its test cells
-    and the time limit of one cell, then the problems and warnings found without running it,
-    then each task's rule on library calls (:func:`~.grading.static_check.rule_lines`)."""
-    lines = [f"checking {result.notebook}: {len(result.planned)} test cells"
+    """`mlcourse check`'s first lines, before the notebook runs: which variant it checks (the
+    student's, from their course id, or the default one and why:
+    :func:`~.grading.static_check.id_check`), the notebook, its test cells and the time limit of
+    one cell, then the problems and warnings found without running it, then each task's rule on
+    library calls (:func:`~.grading.static_check.rule_lines`)."""
+    lines = [result.variant] if result.variant else []
+    lines += [f"checking {result.notebook}: {len(result.planned)} test cells"
              + (f" ({result.hidden} hidden: they run when graded)" if result.hidden else "")
              + f", {result.timeout:g} s per cell"]
     lines += [f"  problem: {line}" for line in result.problems]

@@ -209,8 +209,10 @@ def test_check_prints_each_test_as_it_finishes(tmp_path):
     cell (poisson_rate_mle's) waits until a file exists, and creates that file only after a
     test's result line has come through the pipe. Had the line been held back, the cell would
     give up waiting (after 120 s), fail, and poisson_rate_mle's two visible tests with it: all
-    16 passing shows that the line came while the notebook still ran. The first line names the
-    notebook, its 26 test cells (10 hidden) and the per-cell limit of the command line."""
+    16 passing shows that the line came while the notebook still ran. The first line says which
+    variant is checked (the release's id cell is empty: the default one, and what to do); the
+    next names the notebook, its 26 test cells (10 hidden) and the per-cell limit of the command
+    line."""
     go = tmp_path / "go"
     answers = sup.solution_answers("mle")
     answers["poisson_rate_mle"] = (
@@ -243,7 +245,10 @@ def test_check_prints_each_test_as_it_finishes(tmp_path):
         if proc.poll() is None:
             proc.kill()
     output = "".join(seen)
-    assert seen[0] == "checking mle.ipynb: 26 test cells (10 hidden: they run when graded), " \
+    assert seen[0].startswith("STUDENT_ID is empty, so this checks the default variant (section ")
+    assert seen[0].endswith(" instead; to check your own, enter your course id in the first code "
+                            "cell\n")
+    assert seen[1] == "checking mle.ipynb: 26 test cells (10 hidden: they run when graded), " \
                       "300 s per cell\n"
     assert proc.returncode == 0, output + err
     assert output.rstrip().endswith("16 passed, 0 failed, 10 hidden (hidden tests run when your "

@@ -99,6 +99,7 @@ def test_the_layout_decides_what_of_grading_ships(repository, tmp_path):
     # and the real package's: its root modules, none of its sub-packages
     real = [rel for rel in w.student_files() if rel.startswith("grading/")]
     assert "grading/selfcheck.py" in real and "grading/__init__.py" in real
+    assert "grading/variants.py" in real  # `variant(...)` of every release notebook's setup
     assert all(rel.count("/") == 1 for rel in real)
 
 
@@ -134,6 +135,32 @@ def test_every_module_a_student_file_imports_is_in_the_wheel():
                 if not any(c in files for c in candidates):
                     missing.append((rel, ".".join(parts)))
     assert missing == []
+
+
+def test_the_wheel_s_variants_run_on_the_standard_library_alone(tmp_path):
+    """The release notebooks' setup calls `variant(NAME, STUDENT_ID)` and `mlcourse check` says
+    the variant first: the wheel ships variants.py, and it runs in a Python without
+    site-packages (-S -I: no numpy, nothing of this environment), loaded from the unpacked
+    wheel by its path, giving the words this install gives (one student, the default)."""
+    import subprocess
+    import sys
+
+    from mlcourse_utils.grading.variants import variant
+
+    site = tmp_path / "site"
+    with zipfile.ZipFile(w.build_student_wheel(tmp_path / "wheel")) as zf:
+        assert "mlcourse_utils/grading/variants.py" in zf.namelist()
+        zf.extractall(site)
+    path = site / "mlcourse_utils" / "grading" / "variants.py"
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('variants', {str(path)!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "print(m.variant('bayes', 'S1234567')); print(m.variant('bayes', ''))\n"
+            "assert 'numpy' not in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-S", "-I", "-c", code], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{variant('bayes', 's1234567')}\n{variant('bayes', '')}\n"
 
 
 def _student_install(tmp_path):

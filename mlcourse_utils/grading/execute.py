@@ -139,7 +139,8 @@ def execute_notebook(nb: Any, folder: Path | str | None = None, *,
                      timeout: float = DEFAULT_TIMEOUT, budget: float | None = None,
                      on_cell: Callable[[int, Any], None] | None = None,
                      on_result: Callable[[CellResult], None] | None = None,
-                     skip: Callable[[int, Any], str | None] | None = None) -> Execution:
+                     skip: Callable[[int, Any], str | None] | None = None,
+                     prelude: str = "") -> Execution:
     """Run every code cell of ``nb`` (an nbformat notebook, given outputs in place).
 
     The kernel runs in a scratch folder that receives the small files next to the notebook
@@ -149,6 +150,8 @@ def execute_notebook(nb: Any, folder: Path | str | None = None, *,
     called before each code cell runs, ``on_result(cell_result)`` as soon as each one's
     :class:`CellResult` is known (also for the cells not run), and a cell for which
     ``skip(index, cell)`` returns a reason is not run: its status is "not run" with that reason.
+    ``prelude`` is code run silently before the first cell (``mlcourse check`` defines
+    ``STUDENT_ID`` there in a notebook without its id cell); it is no cell of the notebook.
     Errors do not stop the run; a kernel that stays busy, dies or runs out of budget does (see
     the module docstring). Raises :class:`KernelError` when no kernel starts and
     ``KeyboardInterrupt`` on Ctrl-C (the kernel and the scratch folder are gone by then).
@@ -162,7 +165,7 @@ def execute_notebook(nb: Any, folder: Path | str | None = None, *,
     with tempfile.TemporaryDirectory(prefix="mlcourse-run-", ignore_cleanup_errors=True) as tmp:
         if folder is not None:
             _copy_data_files(Path(folder), tmp)
-        run = _Run(nb, tmp, argv, timeout, budget, on_cell, on_result, skip)
+        run = _Run(nb, tmp, argv, timeout, budget, on_cell, on_result, skip, prelude)
         # Windows' default (proactor) event loop lacks what ZeroMQ's asyncio support needs.
         factory = asyncio.SelectorEventLoop if os.name == "nt" else None
         try:
@@ -252,11 +255,16 @@ class _Kernel:
 
     async def idle(self, grace):
         """Whether the (interrupted) kernel answers a no-op within ``grace`` seconds."""
+        return await self.run_silently("", grace)
+
+    async def run_silently(self, code, limit):
+        """Run ``code`` without output or history; whether the kernel answered within
+        ``limit`` seconds."""
         from queue import Empty
 
         loop = asyncio.get_running_loop()
-        end = loop.time() + grace
-        msg_id = self.client.kc.execute("", silent=True, store_history=False)
+        end = loop.time() + limit
+        msg_id = self.client.kc.execute(code, silent=True, store_history=False)
         while (left := end - loop.time()) > 0:
             try:
                 reply = await self.client.kc.get_shell_msg(timeout=left)
@@ -300,8 +308,9 @@ class _Run:
     """One execution: the notebook's code cells run one by one on a :class:`_Kernel`, each
     within its time limit and all within the budget."""
 
-    def __init__(self, nb, scratch, argv, timeout, budget, on_cell, on_result, skip):
-        self.nb, self.scratch, self.argv = nb, scratch, argv
+    def __init__(self, nb, scratch, argv, timeout, budget, on_cell, on_result, skip,
+                 prelude=""):
+        self.nb, self.scratch, self.argv, self.prelude = nb, scratch, argv, prelude
         self.timeout, self.budget, self.on_cell = timeout, budget, on_cell
         self.on_result, self.skip = on_result, skip
         self.kernel = None       # the _Kernel, once made
@@ -319,11 +328,19 @@ class _Run:
         try:
             with open(self.kernel.log_path, "wb") as kernel_output:
                 await self.kernel.start(kernel_output, self.budget)
+                if self.prelude:
+                    await self._prelude(loop)
                 return await self._cells()
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGTERM)
             await self.kernel.stop()
+
+    async def _prelude(self, loop):
+        limit = max(0.0, min(self.timeout, self.deadline - loop.time()))
+        if not await self.kernel.run_silently(self.prelude, limit):
+            raise KernelError(f"the Python kernel did not answer within {limit:g} s of starting; "
+                              f"{self.kernel._hint()}")
 
     def _executed(self, cell, cell_index, execute_reply):
         if (execute_reply or {}).get("content", {}).get("ename") == _TIMEOUT_REPLY["ename"]:

@@ -1,14 +1,17 @@
 """`mlcourse check`: a student runs a notebook's visible tests on their own machine.
 
-The notebook is read, checked without running it (:mod:`.static_check`: syntax errors; test
-cells edited or deleted, from the checksums nbgrader stores in each test cell and the list of
-test cells ``mlcourse release`` stores in the notebook's metadata, as ``nbgrader validate``
-does), then run from the top in a fresh kernel with a time limit per cell and in all
+The notebook is read, checked without running it (:mod:`.static_check`: which variant it is
+checked as, from the course id in its id cell; syntax errors; test cells edited or deleted,
+from the checksums nbgrader stores in each test cell and the list of test cells ``mlcourse
+release`` stores in the notebook's metadata, as ``nbgrader validate`` does), then run from the
+top in a fresh kernel with a time limit per cell and in all
 (:mod:`.execute`): the assignment's limit, which the release copies into the notebook's
 metadata (:func:`~.notebook.time_limit`).
 Each test's result is handed on as soon as it is known, so the command prints it while the
 later cells run. As in grading, a function whose test ran out of time is not called by its later
-tests (they are "not run"), so an endless loop costs one limit, not one per test. The result
+tests (they are "not run"), so an endless loop costs one limit, not one per test. An id cell
+that is empty, malformed or missing is run as ``STUDENT_ID = ""`` (the default variant), in
+the run's copy of the notebook only: the student's file is never written. The result
 says, one line per problem and in words, what a student needs to act on; it never shows a
 traceback.
 """
@@ -36,6 +39,7 @@ from .static_check import (
     changed_tests,
     edited_locked_code,
     forbidden_warnings,
+    id_check,
     one_line,
     release_order,
     rule_lines,
@@ -72,6 +76,7 @@ class CheckResult:
     planned: list[str] = dataclasses.field(default_factory=list)  # test cells, in order
     hidden: int = 0                     # how many of them hold only hidden tests
     rules: list[str] = dataclasses.field(default_factory=list)  # per task: calls it may make
+    variant: str = ""                   # which variant is checked (static_check.id_check)
 
     @property
     def ok(self) -> bool:
@@ -135,11 +140,12 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
     ``timeout`` is the time limit of one cell in seconds (default: the assignment's, from the
     notebook's metadata), ``budget`` of the whole run (default
     :data:`~mlcourse_utils.course.BUDGET_FACTOR` × ``timeout``). As the check goes on:
-    ``on_start(result)`` once the notebook has been read and checked without running it (the
-    result then holds the notebook's name, the limit, the test cells planned and the problems
-    and warnings found so far), ``on_cell(index, cell)`` as each code cell starts,
-    ``on_test(status)`` for each test cell, in notebook order, as soon as its status is known,
-    and ``on_problem(line)`` when the run stops early (before the tests it did not reach).
+    ``on_start(result)`` once the notebook has been read and checked without running it, before
+    the kernel starts (the result then holds the variant checked, the notebook's name, the
+    limit, the test cells planned and the problems and warnings found so far),
+    ``on_cell(index, cell)`` as each code cell starts, ``on_test(status)`` for each test cell,
+    in notebook order, as soon as its status is known, and ``on_problem(line)`` when the run
+    stops early (before the tests it did not reach).
     Raises ValueError for a file that does not exist or is not an assignment notebook,
     :class:`~mlcourse_utils.grading.execute.KernelError` when no kernel starts and
     ``KeyboardInterrupt`` on Ctrl-C.
@@ -155,12 +161,19 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
     limit = time_limit(nb.get("metadata", {}), path.name) if timeout is None else timeout
     changed = changed_tests(nb)
     syntax = syntax_errors(nb.cells)
+    ids = id_check(nb, path.name)
+    prelude = ""
+    if ids.run_as is not None and ids.index is not None:
+        nb.cells[ids.index].source = ids.run_as  # (the run's copy: the file is not written)
+        syntax.pop(ids.index, None)  # (the first line says what is wrong with the id cell)
+    elif ids.run_as is not None:
+        prelude = ids.run_as  # no id cell: STUDENT_ID defined before the first cell
     by_id = {grade_id(c): (i, c) for i, c in enumerate(nb.cells) if is_test_cell(c)}
     hidden = {gid for gid in order if gid not in changed
               and is_emptied_hidden_test(cell_source(by_id[gid][1]))}
     result = CheckResult(problems=list(syntax.values()), warnings=edited_locked_code(nb),
                          tests=[], other=[], notebook=path.name, timeout=limit,
-                         planned=order, hidden=len(hidden))
+                         planned=order, hidden=len(hidden), variant=ids.line)
     # Warnings about the answers found without running them (one line each).
     result.warnings += forbidden_warnings(nb)
     result.rules = rule_lines(nb)
@@ -169,7 +182,7 @@ def check_notebook(path: Path | str, timeout: float | None = None, budget: float
     progress = _Progress(nb, result, by_id, changed, hidden, syntax, on_test)
     progress.report()  # the edited, deleted and hidden tests before the first cell runs
     run = execute_notebook(nb, path.parent, timeout=limit, budget=budget, on_cell=on_cell,
-                           on_result=progress.on_result, skip=progress.skip)
+                           on_result=progress.on_result, skip=progress.skip, prelude=prelude)
     if run.stopped:
         where = f" in {cell_label(nb.cells[run.stopped_at], run.stopped_at)}" \
             if run.stopped_at is not None else ""

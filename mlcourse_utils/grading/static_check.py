@@ -1,21 +1,28 @@
-"""What `mlcourse check` reads in a notebook without running it: syntax, edited tests, rules."""
+"""What `mlcourse check` reads in a notebook without running it: syntax, edited tests, rules,
+the variant it checks."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import warnings
+from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from .notebook import (
     cell_source,
     grade_id,
     is_answer_cell,
+    is_id_cell,
     is_locked,
     is_test_cell,
     nbgrader_checksum,
     nbgrader_meta,
+    read_student_id,
     task_rule,
 )
+from .variants import ID_NAME, QUESTIONS, variant
 
 #: Key of the course's entries in a release notebook's metadata (see release.py).
 METADATA_KEY = "mlcourse"
@@ -180,3 +187,90 @@ def forbidden_warnings(nb: Any) -> list[str]:
                          "could disable the grader's watch on forbidden calls: graded, every task "
                          "with forbidden calls earns nothing")
     return found
+
+
+#: What the check runs as the id cell when the typed id is empty, malformed or missing: the
+#: default variant's id (the student's file keeps what they typed).
+DEFAULT_ID_SOURCE = f'{ID_NAME} = ""'
+#: What it runs as the id cell when the assignment's variants are off (what the release writes).
+OFF_ID_SOURCE = f"{ID_NAME} = None"
+
+
+@dataclasses.dataclass
+class IdCheck:
+    """Which variant `mlcourse check` checks, from the notebook's id cell (:func:`id_check`).
+
+    ``line`` is the check's first line ('' when the notebook has neither an id cell nor
+    variants: nothing to say); ``index`` the id cell's position (None: there is none);
+    ``run_as`` the source the run executes in the id cell's place, or before the first cell
+    when there is no id cell (None: the cell runs as it is).
+    """
+
+    line: str = ""
+    index: int | None = None
+    run_as: str | None = None
+
+
+def _assigns_none(source: str) -> bool:
+    """Whether an id cell is ``STUDENT_ID = None`` (what the release writes when variants are
+    off), comments aside."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Assign) and \
+        [getattr(t, "id", None) for t in body[0].targets] == [ID_NAME] and \
+        isinstance(body[0].value, ast.Constant) and body[0].value.value is None
+
+
+def _assignment(nb: Any, notebook: str) -> str | None:
+    """The assignment whose variants a notebook has: the release's ``metadata.mlcourse.
+    assignment``, else the file's name (``bayes.ipynb``); None when neither has variants."""
+    declared = nb.get("metadata", {}).get(METADATA_KEY, {})
+    name = declared.get("assignment") if isinstance(declared, Mapping) else None
+    for candidate in (name, PurePath(notebook).stem):
+        if isinstance(candidate, str) and candidate in QUESTIONS:
+            return candidate
+    return None
+
+
+def variant_words(assignment: str, student_id: str) -> str:
+    """A variant in words on one line (:meth:`~.variants.Variant.describe` without its first
+    line and its advice): ``section 10: prior Beta(2, 2); the 40 tumours from row 300``."""
+    lines = variant(assignment, student_id).describe().splitlines()[1:]
+    return "; ".join(line.strip() for line in lines if not line.strip().startswith("("))
+
+
+def id_check(nb: Any, notebook: str = "") -> IdCheck:
+    """Which variant `mlcourse check` runs ``nb`` as, and the line that says so.
+
+    The id cell (:func:`~.notebook.read_student_id`) holds a course id: that student's variant.
+    It is empty, malformed or missing: the default variant (the run executes
+    ``STUDENT_ID = ""`` in its place, so the notebook's variant code runs rather than
+    crashing), and the line says why and what to do. The assignment's variants are off
+    (``metadata.mlcourse.variants: false``, or the id cell is ``STUDENT_ID = None`` and the
+    metadata does not say they are on): one version for everyone.
+    ``notebook`` is the file's name, which names the assignment when the metadata does not.
+    """
+    assignment = _assignment(nb, notebook)
+    index = next((i for i, c in enumerate(nb.cells) if is_id_cell(c)), None)
+    if index is None and assignment is None:
+        return IdCheck()  # a notebook without variants: nothing to say
+    declared = nb.get("metadata", {}).get(METADATA_KEY, {})
+    switch = declared.get("variants") if isinstance(declared, Mapping) else None
+    source = cell_source(nb.cells[index]) if index is not None else ""
+    if switch is False or (switch is None and index is not None and _assigns_none(source)):
+        run_as = None if index is not None and _assigns_none(source) else OFF_ID_SOURCE
+        return IdCheck("one version for everyone: this assignment has no per-student variants",
+                       index, run_as)
+    student_id, problem = read_student_id(nb.cells)
+    words = variant_words(assignment, student_id or "") if assignment else ""
+    if problem is None:
+        return IdCheck(one_line(f"checking as student {student_id}"
+                                + (f" (your variant: {words})" if words else ""), 1000), index)
+    todo = ("enter your course id in the first code cell" if index is not None else
+            f'add a first code cell {ID_NAME} = "your course id" (or copy it from a fresh '
+            "download)")
+    default = "the default variant" + (f" ({words})" if words else "")
+    return IdCheck(one_line(f"{problem}, so this checks {default} instead; to check your own, "
+                            f"{todo}", 1000), index, DEFAULT_ID_SOURCE)

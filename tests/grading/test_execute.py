@@ -88,6 +88,19 @@ def test_errors_do_not_stop_the_run_and_data_files_are_copied(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_prelude_runs_first_and_is_no_cell():
+    """A prelude (what `mlcourse check` runs when a notebook lacks its id cell) defines a name
+    the first cell reads; it prints nothing, gets no result, and it is not in the history (In
+    holds '' and the two cells) nor counted (the first cell's execution count is 1)."""
+    nb = notebook("print(repr(STUDENT_ID))", "print(len(In))")
+    run = run_bounded(nb, timeout=30, budget=60, prelude='STUDENT_ID = ""')
+    assert statuses(run) == [(0, "ok"), (1, "ok")]
+    assert stdout_of(nb.cells[0]).strip() == "''"
+    assert nb.cells[0].execution_count == 1
+    assert stdout_of(nb.cells[1]).strip() == "3"
+
+
+@pytest.mark.slow
 def test_endless_loop_is_interrupted_and_the_run_goes_on():
     """A cell over its time limit is interrupted; the kernel keeps its state (x) for the rest."""
     nb = notebook("x = 5", "while True:\n    pass", "print(x + 1)")

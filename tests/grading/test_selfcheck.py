@@ -7,6 +7,7 @@ expected status follows from how the notebook was changed (said in each test).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 
 import nbformat
@@ -16,6 +17,7 @@ import assignment_support as sup
 from mlcourse_utils.grading.notebook import is_test_cell, nbgrader_checksum
 from mlcourse_utils.grading.selfcheck import check_notebook, read_notebook
 from mlcourse_utils.grading.static_check import rule_lines
+from mlcourse_utils.grading.variants import QUESTIONS
 
 NAME = "mle"
 
@@ -139,3 +141,83 @@ def test_a_function_that_ran_out_of_time_is_not_called_by_its_later_tests(tmp_pa
     assert result.count("passed") == 14 and result.count("failed") == 1 and not result.ok
     assert events == [10, *_test_ids(sup.release_notebook(NAME))]
     assert [t.grade_id for t in result.tests] == events[1:]
+
+
+# ------------------------------------------------------------- the variant checked, first
+
+class _Stopped(Exception):
+    """Raised from on_start: the check ends there, before any kernel starts."""
+
+
+def _start_of(path):
+    """What on_start receives (the check stopped right after it, so no kernel ever starts)."""
+    seen = []
+
+    def on_start(result):
+        seen.append(result)
+        raise _Stopped
+
+    with pytest.raises(_Stopped):
+        check_notebook(path, timeout=60, on_start=on_start,
+                       on_cell=lambda *a: pytest.fail("a cell ran before the first line"))
+    return seen[0]
+
+
+def _bayes_with_id(tmp_path, source, appended=()):
+    """bayes solved (every visible test passes), its id cell holding ``source`` (None: the
+    cell deleted), ``appended`` code cells at the end."""
+    nb = sup.make_submission("bayes", sup.solution_answers("bayes"), append_cells=appended)
+    if source is None:
+        nb["cells"] = [c for c in nb["cells"] if c.get("id") != "student-id"]
+    else:
+        next(c for c in nb["cells"] if c.get("id") == "student-id")["source"] = source
+    return sup.write_submission(tmp_path, "s", "bayes", nb=nb)
+
+
+def test_the_variant_line_comes_before_the_kernel_and_an_id_syntax_error_is_said_once(tmp_path):
+    """on_start has the variant line before any cell runs (the command prints it first); an id
+    cell that does not parse is said there (the default variant is checked) and is not also a
+    syntax problem, since the run executes STUDENT_ID = "" in its place."""
+    start = _start_of(_bayes_with_id(tmp_path, 'STUDENT_ID = "s1234567'))
+    assert start.variant.startswith('the id cell is not valid Python (STUDENT_ID = "your id"), '
+                                    "so this checks the default variant (")
+    assert start.problems == []
+    fine = _start_of(_bayes_with_id(tmp_path / "b", 'STUDENT_ID = "s1234567"'))
+    assert fine.variant.startswith("checking as student s1234567 (your variant: section 10: ")
+
+
+def _choice(assignment, question, name, student_id):
+    """A parameter's choice for ``student_id``, as variants.py documents it (sha256, the first
+    8 bytes little-endian, modulo the number of choices)."""
+    choices = QUESTIONS[assignment][question].params[name]
+    key = f"mlcourse variant\0{assignment}\0{question}\0{name}\0{student_id}".encode()
+    return choices[int.from_bytes(hashlib.sha256(key).digest()[:8], "little") % len(choices)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["own", "malformed", "missing"])
+def test_the_run_uses_the_variant_the_first_line_names(tmp_path, case):
+    """bayes solved, with a course id (S1234567: student s1234567), an id cell of two statements
+    (`STUDENT_ID = "s1234567"; EXTRA = 1`, which would run as student s1234567) or none. A cell
+    appended at the end asserts, in the kernel, the STUDENT_ID and the variant V the notebook's
+    setup made: s1234567's own prior (computed here with hashlib), or the default variant from
+    STUDENT_ID = "" run in the cell's place or before the first cell. It passes (no error in
+    other cells), every visible test passes, and the student's file is unchanged."""
+    question = "interpretation_breast_cancer_posterior"
+    prior = _choice("bayes", question, "prior", "s1234567")
+    source = {"own": 'STUDENT_ID = "S1234567"', "missing": None,
+              "malformed": 'STUDENT_ID = "s1234567"; EXTRA = 1'}[case]
+    expect = (f'assert STUDENT_ID == "S1234567" and V.student_id == "s1234567" '
+              f'and V["prior"] == {prior!r}, dict(V)' if case == "own" else
+              'assert STUDENT_ID == "" and V.is_default and V.problem == "STUDENT_ID is empty", '
+              "(STUDENT_ID, dict(V))")
+    path = _bayes_with_id(tmp_path, source, appended=[expect])
+    before = path.read_bytes()
+    events = []
+    result = check_notebook(path, timeout=120, on_start=lambda r: events.append(r.variant),
+                            on_test=lambda t: events.append(t.grade_id))
+    assert result.other == [] and result.ok, (result.other, result.tests)
+    assert events[0] == result.variant and len(events) == 1 + len(result.planned)
+    assert result.variant.startswith("checking as student s1234567 (your variant: "
+                                     if case == "own" else "the ")
+    assert path.read_bytes() == before

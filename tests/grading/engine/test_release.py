@@ -127,7 +127,7 @@ def test_available_assignments_follow_the_course_catalogue(tmp_path):
 def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
     """The time limit of a cell is decided once per assignment (its source notebook's metadata,
     else the course's default) and every place states that number: the release notebook's first
-    cell and metadata, the first line of `mlcourse check` (read as the check starts, before any
+    cell and metadata, the second line of `mlcourse check` (read as the check starts, before any
     cell runs), grading (whose --timeout defaults to None: the assignment's own limit, as
     load_assignment reads it), and, for the course's default, the Getting started page (its glued
     number and the first line of its example, computed by the page's code cells, run here) and
@@ -146,8 +146,8 @@ def test_one_time_limit_everywhere(tmp_path, monkeypatch, capsys):
     class Started(Exception):
         pass
 
-    def stop(result):
-        raise Started(cli.check_start_lines(result)[0])
+    def stop(result):  # (the first line says which variant is checked, the next the limit)
+        raise Started(cli.check_start_lines(result)[1])
 
     for name in sup.assignments():
         limit = load_assignment(name, sup.ROOT).timeout
