@@ -78,7 +78,7 @@ def _diabetes():
     from sklearn.datasets import load_diabetes
 
     data = load_diabetes(scaled=False)
-    return dict(zip(data.feature_names, data.data.T)), data.target
+    return dict(zip(data.feature_names, data.data.T, strict=True)), data.target
 
 
 @functools.lru_cache(maxsize=64)
@@ -97,28 +97,28 @@ def variant_numbers(question, params):
 
     question : "interpretation_mdl" (section 11; its table cell interpretation_mdl_table has the
     same numbers). params : {"feature": the feature besides bmi, "few": the small number of
-    patients}, as V.question(question) gives them. Returns an ordered dict, label -> number or
-    short text: the degree MDL chooses in the four cases, how many bits the straight line needs
-    above the chosen degree in each, and, for the feature with all patients, the runner-up
-    degree with its margin and the posterior odds 2^margin.
+    patients}, as V.question(question) gives them. Returns an ordered dict, label -> number:
+    the degree MDL chooses in the four cases (bmi and the feature, all 442 patients and the
+    first few), by how many bits it beats the runner-up (the degree with the next shortest
+    code) in each, and, for the feature with all patients (question (a)), the runner-up's
+    degree and the posterior odds 2^margin of the chosen degree against it.
     """
     if question != "interpretation_mdl":
         raise ValueError(f"information_theory has no question {question!r} with variants "
                          "(it has: interpretation_mdl)")
     feature, few = params["feature"], int(params["few"])
-    numbers = {}
     cases = [(name, n, "all 442 patients" if n == 442 else f"first {n} patients")
              for name in ("bmi", feature) for n in (442, few)]
-    for name, n, who in cases:
-        numbers[f"degree chosen, {name}, {who}"] = int(np.argmin(_mdl_bits(name, n)))
+    numbers, margins = {}, {}
     for name, n, who in cases:
         bits = _mdl_bits(name, n)
-        numbers[f"bits of the line above the chosen, {name}, {who}"] = round(
-            float(bits[1] - bits.min()), 2)
-    bits = _mdl_bits(feature, 442)
-    chosen, runner_up = np.argsort(bits, kind="stable")[:2]
-    margin = float(bits[runner_up] - bits[chosen])
-    numbers[f"runner-up, {feature}, all 442 patients"] = (
-        f"degree {int(runner_up)}, {margin:.2f} bits longer")
-    numbers[f"posterior odds chosen : runner-up, {feature}, all 442"] = round(2.0 ** margin, 1)
+        chosen, runner_up = np.argsort(bits, kind="stable")[:2]
+        numbers[f"degree chosen, {name}, {who}"] = int(chosen)
+        margins[name, n] = int(runner_up), float(bits[runner_up] - bits[chosen])
+    for name, n, who in cases:
+        numbers[f"margin over the runner-up (bits), {name}, {who}"] = round(margins[name, n][1], 2)
+    runner_up, margin = margins[feature, 442]
+    numbers[f"runner-up degree, {feature}, all 442 patients"] = runner_up
+    numbers[f"posterior odds chosen : runner-up, {feature}, all 442 patients"] = round(
+        2.0 ** margin, 1)
     return numbers

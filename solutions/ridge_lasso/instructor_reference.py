@@ -185,13 +185,17 @@ def variant_numbers(question, params):
     nonzero = np.abs(W) > NONZERO
     first = {name: int(np.argmax(nonzero[:, k])) + 1 for k, name in enumerate(names)
              if nonzero[:, k].any()}
-    for rank, name in enumerate(sorted(first, key=first.get)[:3], start=1):
-        numbers[f"{_ordinal(rank)} to enter (penalty k of {grid})"] = f"{name} (k = {first[name]})"
-    before = dict(zip(full_names, W_full[-1]))
+    # Features that first become nonzero at the same penalty: the larger weight there first.
+    order = sorted(first, key=lambda n: (first[n], -abs(W[first[n] - 1, names.index(n)])))
+    for rank, name in enumerate(order[:3], start=1):
+        numbers[f"{_ordinal(rank)} to enter (penalty k of {grid})"] = (
+            f"{name} (k = {first[name]})")
+    before = dict(zip(full_names, W_full[-1], strict=True))
     change = {name: W[-1, k] - before[name] for k, name in enumerate(names)}
     for rank, name in enumerate(sorted(change, key=lambda n: -abs(change[n]))[:3], start=1):
         label = "largest change" if rank == 1 else f"{_ordinal(rank)} largest change"
-        numbers[f"{label} at lambda_max/1000"] = f"{name}: {before[name]:+.1f} -> {W[-1, names.index(name)]:+.1f}"
+        after = W[-1, names.index(name)]
+        numbers[f"{label} at lambda_max/1000"] = f"{name}: {before[name]:+.1f} -> {after:+.1f}"
     corr = np.corrcoef(X.T)[all_names.index(removed)]
     related = sorted(names, key=lambda n: -abs(corr[all_names.index(n)]))[:3]
     numbers[f"most correlated with {removed}"] = ", ".join(
