@@ -90,3 +90,59 @@ def test_ridge_lasso_question_a_without_bmi():
         if change > 0 and names[d] not in entered:
             entered.append(names[d])
     assert entered[:3] == ["s5", "bp", "s3"]
+
+
+def _instructor_reference(name):
+    import importlib.util
+
+    path = sup.ROOT / "solutions" / name / "instructor_reference.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_instructor_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("removed, grid", [("s5", 100), ("bp", 100), ("s1", 100), ("s2", 60),
+                                           ("s4", 120), ("bmi", 80)])
+def test_ridge_lasso_question_a_for_each_removed_feature(removed, grid):
+    """ridge_lasso, section 10 (a), in other variants: the instructor's lasso_path from the
+    solution notebook (what a correct student's function gives) makes the same first three
+    features, at the same penalties, as the manual page's numbers (variant_numbers). Features
+    tied at one grid point may come in either order; the feature that defines lambda_max is
+    zero there (its weight of order 1e-14 is rounding)."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes()
+    names = list(data.feature_names)
+    keep = [k for k, n in enumerate(names) if n != removed]
+    X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+    X, y, names = X[:, keep], data.target, [names[k] for k in keep]
+    lam_max = np.abs((X - X.mean(axis=0)).T @ (y - y.mean())).max() / len(y)
+    W = np.asarray(_answer("ridge_lasso", "lasso_path")(
+        X, y, np.geomspace(lam_max, lam_max / 1000, grid)))
+    first = {n: int(np.flatnonzero(np.abs(W[:, k]) > 1e-9)[0]) + 1 for k, n in enumerate(names)}
+    numbers = _instructor_reference("ridge_lasso").variant_numbers(
+        "interpretation_diabetes", {"removed": removed, "grid": grid})
+    page = [v for k, v in numbers.items() if "to enter" in k]
+    ranked = sorted(first, key=first.get)
+    assert {f"{n} (k = {first[n]})" for n in ranked[:3]} == set(page)
+    assert first[ranked[2]] < first[ranked[3]]  # no tie across the third place
+    assert W[0, names.index(ranked[0])] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("feature", ["s5", "s1", "s2", "age"])
+def test_information_theory_mdl_degrees_for_each_feature(feature):
+    """information_theory, section 11, in every variant: the instructor's two_part_codelength
+    from the solution notebook chooses the degrees the manual page shows (variant_numbers)."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes(scaled=False)
+    codelength = _answer("information_theory", "two_part_codelength")
+    iref = _instructor_reference("information_theory")
+    for few in (40, 30, 60, 80):
+        numbers = iref.variant_numbers("interpretation_mdl", {"feature": feature, "few": few})
+        for name, n in [("bmi", 442), ("bmi", few), (feature, 442), (feature, few)]:
+            x = data.data[:n, data.feature_names.index(name)]
+            bits = [codelength(x, data.target[:n], d) for d in range(7)]
+            who = "all 442 patients" if n == 442 else f"first {n} patients"
+            assert numbers[f"degree chosen, {name}, {who}"] == int(np.argmin(bits))

@@ -97,13 +97,13 @@ QUESTIONS: dict[str, dict[str, Question]] = {
     },
     "information_theory": {
         "interpretation_mdl": Question(
-            "11", "features 'bmi' and {feature!r}; the first {few} patients",
-            feature=("s5", "bp", "s4", "s6"), few=(40, 30, 60, 80)),
+            "11", "the features 'bmi' and {feature!r}; all 442 patients and the first {few}",
+            feature=("s5", "s1", "s2", "age"), few=(40, 30, 60, 80)),
     },
     "ridge_lasso": {
         "interpretation_diabetes": Question(
-            "10", "remove {removed!r}; {grid} penalties on the path",
-            removed=("bmi", "s5", "bp", "s3"), grid=(100, 60, 80, 120)),
+            "10", "remove {removed!r} in (a); {grid} penalties on every path",
+            removed=("bmi", "s5", "bp", "s1", "s2", "s4"), grid=(100, 60, 80, 120)),
     },
 }
 

@@ -6,10 +6,13 @@ cannot live there). The hidden test cells load it from solutions/information_the
 grader's process.
 
 It holds the extension tasks: the Jensen-Shannon divergence and the entropy rate of a
-stationary Markov chain.
+stationary Markov chain, and :func:`variant_numbers`, the model answer's numbers of section 11
+for each student's variant (the manual-grading page shows them beside the answer).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from scipy.special import xlogy
@@ -63,3 +66,59 @@ def random_chain(rng, K, zeros=0.0):
     P[drop] = 0.0
     P[cycle] += 0.05
     return P / P.sum(axis=1, keepdims=True)
+
+
+#: The polynomial degrees of the MDL table (section 11).
+MDL_DEGREES = range(7)
+
+
+@functools.lru_cache(maxsize=1)
+def _diabetes():
+    """The diabetes data in original units: ({feature name: column}, target)."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes(scaled=False)
+    return dict(zip(data.feature_names, data.data.T, strict=True)), data.target
+
+
+@functools.lru_cache(maxsize=64)
+def _mdl_bits(feature, n_patients):
+    """Bits of the two-part code of the target given the feature, degrees 0..6, for the first
+    n_patients patients (the package's reference two_part_codelength, default precision)."""
+    from mlcourse_utils.information import two_part_codelength
+
+    columns, target = _diabetes()
+    x, y = columns[feature][:n_patients], target[:n_patients]
+    return np.array([two_part_codelength(x, y, d) for d in MDL_DEGREES])
+
+
+def variant_numbers(question, params):
+    """The model answer's numbers for one variant of a question graded by hand.
+
+    question : "interpretation_mdl" (section 11; its table cell interpretation_mdl_table has the
+    same numbers). params : {"feature": the feature besides bmi, "few": the small number of
+    patients}, as V.question(question) gives them. Returns an ordered dict, label -> number:
+    the degree MDL chooses in the four cases (bmi and the feature, all 442 patients and the
+    first few), by how many bits it beats the runner-up (the degree with the next shortest
+    code) in each, and, for the feature with all patients (question (a)), the runner-up's
+    degree and the posterior odds 2^margin of the chosen degree against it.
+    """
+    if question != "interpretation_mdl":
+        raise ValueError(f"information_theory has no question {question!r} with variants "
+                         "(it has: interpretation_mdl)")
+    feature, few = params["feature"], int(params["few"])
+    cases = [(name, n, "all 442 patients" if n == 442 else f"first {n} patients")
+             for name in ("bmi", feature) for n in (442, few)]
+    numbers, margins = {}, {}
+    for name, n, who in cases:
+        bits = _mdl_bits(name, n)
+        chosen, runner_up = np.argsort(bits, kind="stable")[:2]
+        numbers[f"degree chosen, {name}, {who}"] = int(chosen)
+        margins[name, n] = int(runner_up), float(bits[runner_up] - bits[chosen])
+    for name, n, who in cases:
+        numbers[f"margin over the runner-up (bits), {name}, {who}"] = round(margins[name, n][1], 2)
+    runner_up, margin = margins[feature, 442]
+    numbers[f"runner-up degree, {feature}, all 442 patients"] = runner_up
+    numbers[f"posterior odds chosen : runner-up, {feature}, all 442 patients"] = round(
+        2.0 ** margin, 1)
+    return numbers

@@ -9,10 +9,14 @@ It holds the extension tasks (weighted ridge, the non-negative LASSO by coordina
 the plain methods the tasks prescribe (cyclic coordinate descent sweeps from a given start, a
 path with warm starts), so that hidden tests can compare a student's iterates, not only the
 point they end at. (mlcourse_utils.regularization reaches the same optima by faster routes:
-Gram matrices, working sets, exact steps on the active set.)
+Gram matrices, working sets, exact steps on the active set.) :func:`variant_numbers` gives the
+model answer's numbers of section 10 for each student's variant (the manual-grading page shows
+them beside the answer).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -121,3 +125,79 @@ def collinear_problem(rng, n, d, positive=False):
     Xc = X - X.mean(axis=0)
     lam_max = np.max(np.abs(Xc.T @ (y - y.mean()))) / n
     return X, y, float(np.exp(rng.uniform(np.log(1e-6), np.log(1e-5))) * lam_max)
+
+
+def _ordinal(k):
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+@functools.lru_cache(maxsize=1)
+def _diabetes_standardised():
+    """The diabetes features standardised to mean 0 and standard deviation 1: (X, y, names)."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes()
+    X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+    return X, data.target, tuple(data.feature_names)
+
+
+@functools.lru_cache(maxsize=64)
+def _diabetes_path(removed, grid):
+    """The section's path without feature ``removed`` ('' for none): (names, lambda_max, W) with
+    W (grid, D) on np.geomspace(lambda_max, lambda_max / 1000, grid), by the reference."""
+    from mlcourse_utils.regularization import lasso_lambda_max, lasso_path
+
+    X, y, names = _diabetes_standardised()
+    keep = [k for k, name in enumerate(names) if name != removed]
+    X = X[:, keep]
+    lam_max = lasso_lambda_max(X, y)
+    W = lasso_path(X, y, np.geomspace(lam_max, lam_max / 1000, grid))
+    return tuple(names[k] for k in keep), lam_max, W
+
+
+#: A weight counts as nonzero on the path above this: at lambda_max itself the weight of the
+#: feature that defines it is 0 in exact arithmetic, and of order 1e-14 in floating point.
+NONZERO = 1e-9
+
+
+def variant_numbers(question, params):
+    """The model answer's numbers for one variant of a question graded by hand.
+
+    question : "interpretation_diabetes" (section 10 (a); (b) and (c) are about the full data
+    and do not vary). params : {"removed": the feature removed in (a), "grid": the number of
+    penalties on the paths}, as V.question(question) gives them. Returns an ordered dict,
+    label -> number or short text: lambda_max without the feature, the first three features to
+    become nonzero with the number of the penalty (1 = lambda_max) where each first does, the
+    three largest changes of a weight at the smallest penalty (lambda_max / 1000) against the
+    full data, and the features most correlated with the removed one.
+    """
+    if question != "interpretation_diabetes":
+        raise ValueError(f"ridge_lasso has no question {question!r} with variants "
+                         "(it has: interpretation_diabetes)")
+    removed, grid = params["removed"], int(params["grid"])
+    X, _, all_names = _diabetes_standardised()
+    if removed not in all_names:
+        raise ValueError(f"removed must be a diabetes feature ({', '.join(all_names)}), "
+                         f"got {removed!r}")
+    names, lam_max, W = _diabetes_path(removed, grid)
+    full_names, _, W_full = _diabetes_path("", grid)
+    numbers = {f"lambda_max without {removed}": round(float(lam_max), 2)}
+    nonzero = np.abs(W) > NONZERO
+    first = {name: int(np.argmax(nonzero[:, k])) + 1 for k, name in enumerate(names)
+             if nonzero[:, k].any()}
+    # Features that first become nonzero at the same penalty: the larger weight there first.
+    order = sorted(first, key=lambda n: (first[n], -abs(W[first[n] - 1, names.index(n)])))
+    for rank, name in enumerate(order[:3], start=1):
+        numbers[f"{_ordinal(rank)} to enter (penalty k of {grid})"] = (
+            f"{name} (k = {first[name]})")
+    before = dict(zip(full_names, W_full[-1], strict=True))
+    change = {name: W[-1, k] - before[name] for k, name in enumerate(names)}
+    for rank, name in enumerate(sorted(change, key=lambda n: -abs(change[n]))[:3], start=1):
+        label = "largest change" if rank == 1 else f"{_ordinal(rank)} largest change"
+        after = W[-1, names.index(name)]
+        numbers[f"{label} at lambda_max/1000"] = f"{name}: {before[name]:+.1f} -> {after:+.1f}"
+    corr = np.corrcoef(X.T)[all_names.index(removed)]
+    related = sorted(names, key=lambda n: -abs(corr[all_names.index(n)]))[:3]
+    numbers[f"most correlated with {removed}"] = ", ".join(
+        f"{n} {corr[all_names.index(n)]:+.2f}" for n in related)
+    return numbers
