@@ -5,7 +5,8 @@ Python listing in its Markdown cell rather than as a code cell: the grader execu
 code cell of the source notebook before each test and replays every code cell after a restart,
 so an analysis with scikit-learn there would slow down and destabilise autograding. Nothing
 else executes these listings, so this test runs each one (no output is checked: the questions
-ask students to read it).
+ask students to read it). A listing may read the student's variant (``V``, defined by the setup
+cell from ``STUDENT_ID``): it runs for the default variant and for one student's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from mlcourse_utils.grading.variants import variant
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTING = re.compile(r"^```python\n(.*?)^```$", flags=re.M | re.S)
@@ -31,7 +34,9 @@ def listings():
                 continue
             gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
             for code in LISTING.findall("".join(cell["source"])):
-                found.append(pytest.param(code, id=f"{path.stem}-{gid}"))
+                for sid in ("", "s1001"):
+                    found.append(pytest.param(path.stem, sid, code,
+                                              id=f"{path.stem}-{gid}-{sid or 'default'}"))
     return found
 
 
@@ -44,10 +49,12 @@ def test_interpretation_questions_have_listings():
     assert {"mle", "bayes", "naive_bayes", "gda"} <= ids
 
 
-@pytest.mark.parametrize("code", LISTINGS)
-def test_listing_runs_and_prints(code):
+@pytest.mark.parametrize("name, student_id, code", LISTINGS)
+def test_listing_runs_and_prints(name, student_id, code):
     """The listing runs without error and prints what the question asks students to read."""
     out = io.StringIO()
+    namespace = {"__name__": "__listing__", "STUDENT_ID": student_id, "variant": variant,
+                 "V": variant(name, student_id)}
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "<listing>", "exec"), {"__name__": "__listing__"})
+        exec(compile(code, "<listing>", "exec"), namespace)
     assert out.getvalue().strip(), "the listing printed nothing for the question to refer to"

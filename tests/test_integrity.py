@@ -18,6 +18,7 @@ import assignment_support as sup
 from mlcourse_utils import information
 from mlcourse_utils.grading import hidden_inputs, hidden_rng
 from mlcourse_utils.grading.engine.batch import read_secret
+from mlcourse_utils.grading.engine.checking import setup_names
 from mlcourse_utils.grading.notebook import load_assignment
 
 NAME, TASK = "information_theory", "entropy"
@@ -60,7 +61,7 @@ def _lookup_answer():
 
     assignment = load_assignment(NAME, sup.ROOT)
     for test in (t for t in assignment.tests if t.task == TASK):
-        namespace = {}
+        namespace = setup_names(assignment, "anyone")  # STUDENT_ID, as the grader binds it
         for source in assignment.setup:
             exec(source, namespace)
         namespace[TASK] = recorder
