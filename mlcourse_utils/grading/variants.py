@@ -68,12 +68,14 @@ class Question:
 QUESTIONS: dict[str, dict[str, Question]] = {
     "mle": {
         "interpretation_diabetes_gaussian": Question(
-            "10", "patients: sample {sample} (sample 0: all 442 patients; any other: 300 of them)",
+            "10", "the diabetes patients of sample {sample} (sample 0: all 442 patients; any "
+            "other sample: 300 of the 442)",
             sample=tuple(range(31))),
     },
     "bayes": {
         "interpretation_breast_cancer_posterior": Question(
-            "10", "prior Beta({prior[0]}, {prior[1]}); the {block} tumours from row {start}",
+            "10", "prior Beta({prior[0]}, {prior[1]}); small sample: the {block} tumours from "
+            "row {start} on (rows counted from 0)",
             prior=((1, 1), (2, 2), (1, 3), (3, 1)), block=(30, 20, 40),
             start=(0, 150, 300, 450)),
     },
