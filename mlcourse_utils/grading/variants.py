@@ -74,8 +74,7 @@ QUESTIONS: dict[str, dict[str, Question]] = {
     },
     "bayes": {
         "interpretation_breast_cancer_posterior": Question(
-            "10", "prior Beta({prior[0]}, {prior[1]}); small sample: the {block} tumours from "
-            "row {start} on (rows counted from 0)",
+            "10", "prior Beta({prior[0]}, {prior[1]}); the {block} tumours from row {start}",
             prior=((1, 1), (2, 2), (1, 3), (3, 1)), block=(30, 20, 40),
             start=(0, 150, 300, 450)),
     },
