@@ -5,8 +5,9 @@ Python listing in its Markdown cell rather than as a code cell: the grader execu
 code cell of the source notebook before each test and replays every code cell after a restart,
 so an analysis with scikit-learn there would slow down and destabilise autograding. Nothing
 else executes these listings, so this test runs each one (no output is checked: the questions
-ask students to read it). A listing may read the student's variant (``V``, defined by the setup
-cell from ``STUDENT_ID``): it runs for the default variant and for one student's.
+ask students to read it), after the notebook's setup cell as a student's kernel would (it defines
+`V`, the student's variant, which a listing reads): with an empty course id (the default
+variant) and with a student's.
 """
 
 from __future__ import annotations
@@ -19,24 +20,27 @@ from pathlib import Path
 
 import pytest
 
-from mlcourse_utils.grading.variants import variant
-
 ROOT = Path(__file__).resolve().parent.parent
 LISTING = re.compile(r"^```python\n(.*?)^```$", flags=re.M | re.S)
+#: The course ids a listing runs for: the default variant and one student's.
+STUDENT_IDS = ("", "s1234567")
 
 
 def listings():
     found = []
     for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))
+        setup = "\n".join("".join(cell["source"]) for cell in nb["cells"]
+                          if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                          == "setup")
         for cell in nb["cells"]:
             if cell["cell_type"] != "markdown":
                 continue
             gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
             for code in LISTING.findall("".join(cell["source"])):
-                for sid in ("", "s1001"):
-                    found.append(pytest.param(path.stem, sid, code,
-                                              id=f"{path.stem}-{gid}-{sid or 'default'}"))
+                for student in STUDENT_IDS:
+                    found.append(pytest.param(setup, student, code,
+                                              id=f"{path.stem}-{gid}-{student or 'default'}"))
     return found
 
 
@@ -49,12 +53,13 @@ def test_interpretation_questions_have_listings():
     assert {"mle", "bayes", "naive_bayes", "gda"} <= ids
 
 
-@pytest.mark.parametrize("name, student_id, code", LISTINGS)
-def test_listing_runs_and_prints(name, student_id, code):
-    """The listing runs without error and prints what the question asks students to read."""
+@pytest.mark.parametrize(("setup", "student", "code"), LISTINGS)
+def test_listing_runs_and_prints(setup, student, code):
+    """The listing runs without error after the setup cell (for the default variant and a
+    student's) and prints what the question asks students to read."""
+    namespace = {"__name__": "__listing__", "STUDENT_ID": student}
     out = io.StringIO()
-    namespace = {"__name__": "__listing__", "STUDENT_ID": student_id, "variant": variant,
-                 "V": variant(name, student_id)}
     with contextlib.redirect_stdout(out):
+        exec(compile(setup, "<setup>", "exec"), namespace)
         exec(compile(code, "<listing>", "exec"), namespace)
     assert out.getvalue().strip(), "the listing printed nothing for the question to refer to"

@@ -68,7 +68,8 @@ class Question:
 QUESTIONS: dict[str, dict[str, Question]] = {
     "mle": {
         "interpretation_diabetes_gaussian": Question(
-            "10", "patients: sample {sample} (sample 0: all 442 patients; any other: 300 of them)",
+            "10", "the diabetes patients of sample {sample} (sample 0: all 442 patients; any "
+            "other sample: 300 of the 442)",
             sample=tuple(range(31))),
     },
     "bayes": {
