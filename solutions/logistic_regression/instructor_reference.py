@@ -204,7 +204,7 @@ def variant_numbers(question, params):
 
     question : "interpretation" (the Markdown answer; its code cell interpretation_code prints
     the same numbers). params : {"l2": the penalty, "sample": 0 for all 569 tumours, else the
-    seed of a subset of 450}, as V.question(question) gives them. The numbers: how many tumours,
+    seed of a subset of 450}, as V.question(question) gives them. The numbers: which tumours,
     the feature with the largest absolute weight with its weight and odds factor e^w per standard
     deviation (part (a)), the runner-up (a near tie lets a student name either), the weights of
     the mean radius, perimeter and area (part (b)) and, should the student try it, the same at
@@ -222,7 +222,9 @@ def variant_numbers(question, params):
     w, _, accuracy, n = _breast_cancer_fit(l2, sample)
     names = _breast_cancer()[2]
     first, second = np.argsort(-np.abs(w), kind="stable")[:2]
-    numbers = {"tumours fitted": n,
+    # The tumours in words, not a number: 569 is in the question's text, no evidence of a
+    # variant for the similarity report.
+    numbers = {"tumours fitted": "all 569" if n == 569 else f"{n} of 569 (sample {sample})",
                "largest |weight|": names[first],
                "its weight": round(float(w[first]), 3),
                "odds factor e^w per SD": round(float(np.exp(w[first])), 3),
