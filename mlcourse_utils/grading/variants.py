@@ -93,7 +93,8 @@ QUESTIONS: dict[str, dict[str, Question]] = {
     },
     "logistic_regression": {
         "interpretation": Question(
-            "8", "l2 = {l2}; tumours: sample {sample} (sample 0: all 569; any other: 450 of them)",
+            "8", "penalty l2 = {l2}; tumours: sample {sample} (sample 0: all 569; any other: "
+            "450 of them)",
             l2=(1.0, 0.5, 2.0, 4.0), sample=tuple(range(6))),
     },
     "information_theory": {

@@ -8,9 +8,15 @@ grader's process (see ``load`` in those cells).
 It holds the extension tasks (probit regression: loss, gradient and gradient-descent fit) and the
 plain methods the tasks prescribe (gradient descent from zero with a fixed step), so that hidden
 tests can compare a student's iterates, not only the point they end at.
+
+It also gives the model answer's numbers of section 8 (the breast-cancer interpretation) for
+every student's variant (:func:`variant_numbers`), which the manual-grading page shows beside
+each answer.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from scipy.special import erfcx, log_ndtr
@@ -147,3 +153,86 @@ def collinear_problem(rng, n, d, classes=2):
         if len(np.unique(labels)) == classes:
             X = (z + noise) * rng.uniform(0.5, 2.0, size=d) + rng.normal(0.0, 1.0, size=d)
             return X, labels
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 8: the breast-cancer interpretation, per variant
+# ---------------------------------------------------------------------------------------------
+
+#: The question with variants (its grade_id) and the features of its part (b).
+INTERPRETATION = "interpretation"
+SIZE_FEATURES = ("mean radius", "mean perimeter", "mean area")
+
+
+@functools.lru_cache(maxsize=1)
+def _breast_cancer():
+    """(features (569, 30), diagnosis (569,) with 1 = benign, feature names): read once."""
+    from sklearn.datasets import load_breast_cancer
+
+    cancer = load_breast_cancer()
+    return cancer.data, cancer.target, tuple(str(n) for n in cancer.feature_names)
+
+
+def breast_cancer_variant(params):
+    """(X, y, names): the variant's tumours (``V.rows(569, 450)``), each feature standardised
+    over them (its mean subtracted, divided by its standard deviation), as section 8 asks."""
+    from mlcourse_utils.grading.variants import Variant
+
+    rows = Variant("logistic_regression", "", {INTERPRETATION: dict(params)}).rows(569, 450)
+    data, target, names = _breast_cancer()
+    D = data[rows]
+    return (D - D.mean(axis=0)) / D.std(axis=0), target[rows].astype(float), names
+
+
+@functools.lru_cache(maxsize=64)
+def _breast_cancer_fit(l2, sample):
+    """The minimiser (w, b) of the penalised log loss on the variant's tumours, and the
+    training accuracy. Newton's method (the package's fit without ``lr``) to a gradient of
+    1e-10: the point the prescribed gradient descent reaches within its tol of 1e-6, in a
+    fraction of a second instead of thousands of steps."""
+    from mlcourse_utils.logistic import fit_logistic_regression
+
+    X, y, _ = breast_cancer_variant({"l2": l2, "sample": sample})
+    w, b = fit_logistic_regression(X, y, l2=l2, tol=1e-10)
+    accuracy = float(np.mean(((X @ w + b) > 0) == y))
+    return w, b, accuracy, len(y)
+
+
+def variant_numbers(question, params):
+    """The model answer's numbers of section 8 for one variant: an ordered dict, label -> number
+    or short text.
+
+    question : "interpretation" (the Markdown answer; its code cell interpretation_code prints
+    the same numbers). params : {"l2": the penalty, "sample": 0 for all 569 tumours, else the
+    seed of a subset of 450}, as V.question(question) gives them. The numbers: which tumours,
+    the feature with the largest absolute weight with its weight and odds factor e^w per standard
+    deviation (part (a)), the runner-up (a near tie lets a student name either), the weights of
+    the mean radius, perimeter and area (part (b)) and, should the student try it, the same at
+    l2 = 0.01, and the training accuracy (part (c)). Weights rounded to 3 decimals, as the code
+    cell prints them.
+    """
+    if question != INTERPRETATION:
+        raise ValueError(f"logistic_regression has no question {question!r} with variants "
+                         f"(it has: {INTERPRETATION})")
+    missing = {"l2", "sample"} - set(params)
+    if missing:
+        raise ValueError(f"params of {INTERPRETATION} need l2 and sample, missing "
+                         f"{', '.join(sorted(missing))}")
+    l2, sample = float(params["l2"]), int(params["sample"])
+    w, _, accuracy, n = _breast_cancer_fit(l2, sample)
+    names = _breast_cancer()[2]
+    first, second = np.argsort(-np.abs(w), kind="stable")[:2]
+    # The tumours in words, not a number: 569 is in the question's text, no evidence of a
+    # variant for the similarity report.
+    numbers = {"tumours fitted": "all 569" if n == 569 else f"{n} of 569 (sample {sample})",
+               "largest |weight|": names[first],
+               "its weight": round(float(w[first]), 3),
+               "odds factor e^w per SD": round(float(np.exp(w[first])), 3),
+               "runner-up": f"{names[second]} {w[second]:+.3f}"}
+    for feature in SIZE_FEATURES:
+        numbers[f"weight of {feature}"] = round(float(w[names.index(feature)]), 3)
+    small, _, _, _ = _breast_cancer_fit(0.01, sample)
+    numbers["radius, perimeter, area at l2 = 0.01"] = " / ".join(
+        f"{small[names.index(f)]:+.1f}" for f in SIZE_FEATURES)
+    numbers["training accuracy"] = round(accuracy, 3)
+    return numbers
