@@ -175,6 +175,14 @@ def sources(root: Path | str = ROOT) -> list[Path]:
                   if p.stem == p.parent.name)
 
 
+def dependencies(root: Path | str = ROOT) -> list[Path]:
+    """What the page is written from: the solution notebooks, the template and the table of
+    the questions that vary (``grading/variants.py``); a change to any rewrites the page."""
+    from ..grading import variants
+
+    return [*sources(root), TEMPLATES / TEMPLATE, Path(variants.__file__)]
+
+
 def assignment_plans(root: Path | str = ROOT) -> list[AssignmentPlan]:
     """Every assignment's plan, in course order."""
     names = course_order(p.stem for p in sources(root))
