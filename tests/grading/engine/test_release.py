@@ -410,3 +410,12 @@ def test_without_variants_the_id_cell_is_not_required(tmp_path):
     _two_id_cells(nb)
     assert "has 2 id cells" in id_cell_problem([dict(c) for c in nb.cells], "mle", "mle.ipynb",
                                                off)
+
+
+def test_the_readme_quotes_the_id_lines():
+    """The README's instructor section and the changelog quote the id cell's code as
+    grading/variants.py writes it, on and off (one place decides those lines)."""
+    for path in ("README.md", "CHANGELOG.md"):
+        text = " ".join((sup.ROOT / path).read_text(encoding="utf-8").split())
+        for line in (ID_LINE, ID_LINE_OFF):
+            assert f"`{line.partition('#')[0].strip()}`" in text, (path, line)
