@@ -46,7 +46,7 @@ from ..notebook import (
     task_rule,
     time_limit,
 )
-from ..variants import ID_LINE, ID_LINE_OFF, ID_NAME, QUESTIONS, variants_enabled
+from ..variants import ID_LINE, ID_LINE_OFF, QUESTIONS, variants_enabled
 
 #: The id and metadata marker of the generated first cell of a release notebook.
 HEADER_ID = "mlcourse-header"
@@ -58,6 +58,8 @@ RULE_MARKER = "rule"
 METADATA_KEY = "mlcourse"
 #: The metadata of the id cell in a release notebook: its role, and nothing that locks it.
 ID_CELL_METADATA = {METADATA_KEY: {"role": ID_ROLE}}
+#: The id cell's code as released, without its comment (what the header quotes).
+ID_CODE = ID_LINE.partition("#")[0].strip()
 
 
 def available_assignments(root: Path | str) -> list[str]:
@@ -205,7 +207,7 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
         assignment=name, notebook=notebook, wheel=student_wheel_name(), tasks=tasks,
         autograded=assignment.max_score, timeout=assignment.timeout, allowed=ALLOWED_LIBRARIES,
         manual=[types.SimpleNamespace(name=g, points=p) for g, p in assignment.manual],
-        metadata=dict(source.get("metadata", {})), id_line=ID_LINE.partition("#")[0].strip(),
+        metadata=dict(source.get("metadata", {})), id_line=ID_CODE,
         variant_sections=_words(sections, "section"))
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
     while "\n\n\n" in text:
@@ -253,12 +255,13 @@ def id_cell_problem(cells: list[dict[str, Any]], name: str, notebook: str,
         return None
     if not ids:
         return (f"{notebook} has no id cell: add, as its first code cell, a code cell "
-                f"`{ID_NAME} = \"\"` with {mark} (or turn its variants off: "
+                f"`{ID_CODE}` with {mark} (or turn its variants off: "
                 f"metadata.{METADATA_KEY}.variants false)")
     if ids[0] != code[0]:
         first = next((i for i, c in enumerate(cells) if is_answer_cell(c)), None)
+        before = code.index(ids[0])
         where = "after the first task" if first is not None and ids[0] > first else \
-            f"after code cell {code.index(ids[0])} of the notebook"
+            f"after {before} other code cell{'s' if before > 1 else ''}"
         return (f"{notebook}: the id cell (cell {ids[0] + 1}) is {where}; it must be the first "
                 "code cell, before the setup and the first task (students enter their id "
                 "before anything else)")

@@ -347,6 +347,12 @@ def _id_cell_after_first_task(nb):
     nb.cells.insert(first + 1, cell)
 
 
+def _id_cell_after_setup(nb):
+    i = _id_index(nb)
+    cell = nb.cells.pop(i)
+    nb.cells.insert(i + 1, cell)  # below the setup cell, which reads STUDENT_ID
+
+
 def _two_id_cells(nb):
     import copy
 
@@ -373,12 +379,14 @@ def _malformed_setting(nb):
                   r"cell `STUDENT_ID = \"\"` with metadata"),
     (_id_cell_after_first_task, r"solutions/mle/mle\.ipynb: the id cell \(cell \d+\) is after the "
                                 r"first task; it must be the first code cell"),
+    (_id_cell_after_setup, r"solutions/mle/mle\.ipynb: the id cell \(cell \d+\) is after 1 other "
+                           r"code cell; it must be the first code cell, before the setup"),
     (_two_id_cells, r"solutions/mle/mle\.ipynb has 2 id cells"),
     (_question_not_graded_by_hand, r"solutions/mle/mle\.ipynb: QUESTIONS\['mle'\] in "
                                    r"mlcourse_utils/grading/variants\.py names "
                                    + re.escape(next(iter(QUESTIONS["mle"])))
                                    + ", not a cell graded by hand"),
-], ids=["malformed-setting", "no-id-cell", "after-first-task", "two-id-cells",
+], ids=["malformed-setting", "no-id-cell", "after-first-task", "after-setup", "two-id-cells",
         "question-not-by-hand"])
 def test_release_refuses_what_variants_cannot_use(tmp_path, edit, message):
     """A variants setting that is not true or false, a missing, doubled or misplaced id cell
