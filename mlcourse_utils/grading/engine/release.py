@@ -46,6 +46,7 @@ from ..notebook import (
     task_rule,
     time_limit,
 )
+from ..text import plural
 from ..variants import ID_LINE, ID_LINE_OFF, QUESTIONS, variants_enabled
 
 #: The id and metadata marker of the generated first cell of a release notebook.
@@ -261,7 +262,7 @@ def id_cell_problem(cells: list[dict[str, Any]], name: str, notebook: str,
         first = next((i for i, c in enumerate(cells) if is_answer_cell(c)), None)
         before = code.index(ids[0])
         where = "after the first task" if first is not None and ids[0] > first else \
-            f"after {before} other code cell{'s' if before > 1 else ''}"
+            f"after {plural(before, 'other code cell')}"
         return (f"{notebook}: the id cell (cell {ids[0] + 1}) is {where}; it must be the first "
                 "code cell, before the setup and the first task (students enter their id "
                 "before anything else)")
