@@ -120,6 +120,7 @@ def _reading_app(edition):
 
 def test_the_instructor_edition_writes_the_page_for_instructors_from_the_notebooks():
     from mlcourse_utils.book import instructors
+    from mlcourse_utils.course import ROOT
 
     app, noted = _reading_app("instructor")
     source = ["the student edition's pointer"]
@@ -127,6 +128,7 @@ def test_the_instructor_edition_writes_the_page_for_instructors_from_the_noteboo
     assert source == [instructors.page()]
     assert {str(p) for p in instructors.sources()} < set(noted)  # a changed notebook re-reads it
     assert str(instructors.TEMPLATES / instructors.TEMPLATE) in noted
+    assert str(ROOT / "mlcourse_utils" / "grading" / "variants.py") in noted  # QUESTIONS
 
 
 @pytest.mark.parametrize(("edition", "docname"), [("student", "book/instructors"),

@@ -12,6 +12,7 @@ import pytest
 from mlcourse_utils.book import instructors
 from mlcourse_utils.course import ASSIGNMENTS, ROOT
 from mlcourse_utils.grading.notebook import key_result_text
+from mlcourse_utils.grading.variants import ID_LINE, ID_LINE_OFF, QUESTIONS
 
 PLANS = instructors.assignment_plans(ROOT)
 
@@ -160,3 +161,92 @@ def test_a_small_notebook(tmp_path):
     assert (plan.autograded, plan.beyond_points, plan.manual_points, plan.total) == (9, 4, 5, 14)
     assert plan.chapter is None  # no book/mle.md in tmp_path
     assert key_result_text(nb.cells[7].source) == plan.hand_graded[0].key_result
+
+
+def test_the_page_shows_each_assignment_s_variants():
+    """Per assignment, whether variants are on and, per question that varies, its section,
+    grade_id, every parameter with its number of choices, and its distinct variants: the
+    product of the numbers of choices, multiplied here from QUESTIONS' parameters (not from
+    Question.count, which the page uses)."""
+    for plan in PLANS:
+        assert plan.variants is True  # on for every released assignment (the default)
+        block = PAGE.split(f"### `{plan.name}`", 1)[1].split("\n### ", 1)[0]
+        assert "**Per-student variants: on.**" in block
+        assert [q.grade_id for q in plan.varying] == list(QUESTIONS[plan.name])
+        for q in plan.varying:
+            params = QUESTIONS[plan.name][q.grade_id].params
+            product = 1
+            for choices in params.values():
+                product *= len(choices)
+            assert q.count == product and q.count >= 2
+            rows = [line for line in block.splitlines() if line.startswith("| ")]
+            first = next(i for i, r in enumerate(rows) if r.startswith(f"| `{q.grade_id}` |"))
+            for k, (param, choices) in enumerate(params.items()):
+                cells = [c.strip() for c in rows[first + k].strip("|").split(" | ")]
+                assert cells[2] == f"`{param}`"
+                assert cells[3].endswith(f"({len(choices)})")
+                assert cells[:2] == ([f"`{q.grade_id}`", q.section] if k == 0 else ["", ""])
+                assert cells[4] == (str(product) if k == 0 else "")
+
+
+def test_the_page_s_lines_are_variants_py_s():
+    """The id cell's lines the page quotes are those of grading/variants.py."""
+    assert f"`{ID_LINE.partition('#')[0].strip()}`" in PAGE
+    assert f"`{ID_LINE_OFF.partition('#')[0].strip()}`" in PAGE
+    assert '`STUDENT_ID = ""`' in PAGE and "`STUDENT_ID = None`" in PAGE
+
+
+def test_the_student_edition_says_nothing_of_variants():
+    """The student edition's page names no varying question, parameter or count."""
+    text = (ROOT / "book" / "instructors.md").read_text()
+    assert "variant" not in text.lower()
+    for questions in QUESTIONS.values():
+        for gid, question in questions.items():
+            assert gid not in text and not any(f"`{p}`" in text for p in question.params)
+
+
+@pytest.mark.parametrize("choices,text", [
+    (tuple(range(31)), "`0`, `1`, …, `30`"),
+    ((0, 1, 2, 3), "`0`, `1`, `2`, `3`"),           # fewer than five: all of them
+    ((100, 60, 80, 120, 140), "`100`, `60`, `80`, `120`, `140`"),   # not a run
+    (((1, 1), (2, 2)), "`(1, 1)`, `(2, 2)`"),
+    (("bmi", "s5"), "`'bmi'`, `'s5'`"),
+    ((True, False, 2, 3, 4), "`True`, `False`, `2`, `3`, `4`"),    # booleans are not numbers
+])
+def test_choices_in_words(choices, text):
+    assert instructors.choices_text(choices) == text
+
+
+def test_variants_of_a_small_notebook(tmp_path, monkeypatch):
+    """A question that varies in three parameters of 3, 2 and 4 choices has 3 * 2 * 4 = 24
+    distinct variants; with `"variants": false` in the notebook the page says they are off
+    (every student answers the default variant) and still lists the question."""
+    from mlcourse_utils.grading.variants import Question
+
+    question = Question("3", "{a} {b} {c}", a=(1, 2, 3), b=("x", "y"), c=(0.5, 1.0, 2.0, 4.0))
+    monkeypatch.setitem(QUESTIONS, "mle", {"interpretation_x": question})
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["mlcourse"] = {"variants": False}
+    nb.cells = [
+        _cell("code", "def bernoulli_mle(x):\n    return 0.5\n", grade_id="bernoulli_mle",
+              solution=True),
+        _cell("code", "assert True\n", grade_id="test_bernoulli_mle", grade=True, points=2),
+        _cell("markdown", "## 3. Interpretation (graded by hand): why\n\nSay why.",
+              grade_id="md_3", locked=True),
+        _cell("markdown", "It is so.", grade_id="interpretation_x", grade=True, solution=True,
+              points=2),
+    ]
+    folder = tmp_path / "solutions" / "mle"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "mle.ipynb")
+    plan = instructors.assignment_plan("mle", tmp_path)
+    assert plan.variants is False
+    assert [(q.grade_id, q.section, q.count) for q in plan.varying] == [
+        ("interpretation_x", "3", 24)]
+    assert plan.varying[0].params == {"a": (1, 2, 3), "b": ("x", "y"),
+                                      "c": (0.5, 1.0, 2.0, 4.0)}
+    page = instructors.page(tmp_path)
+    assert "**Per-student variants: off**" in page and "variants: on" not in page
+    assert "| `interpretation_x` | 3 | `a` | `1`, `2`, `3` (3) | 24 |" in page
+    assert "|  |  | `b` | `'x'`, `'y'` (2) |  |" in page
+    assert "|  |  | `c` | `0.5`, `1.0`, `2.0`, `4.0` (4) |  |" in page

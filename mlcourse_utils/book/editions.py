@@ -74,7 +74,7 @@ def _instructors_page(app, docname, source):
     if app.config.mlcourse_edition != "instructor" or docname != instructors.DOCNAME:
         return
     root = Path(app.srcdir)
-    for path in [*instructors.sources(root), instructors.TEMPLATES / instructors.TEMPLATE]:
+    for path in instructors.dependencies(root):
         app.env.note_dependency(str(path))  # a changed notebook re-reads the page
     source[0] = instructors.page(root)
 

@@ -7,8 +7,11 @@ tasks with their points (from the test cells' metadata), which tasks go beyond t
 function of that name in the assignment's reference module), the cells graded by hand with
 their points, what each asks (the heading of the question before it) and its key result
 (:func:`~mlcourse_utils.grading.notebook.key_result_text`), and the manual-grading page
-``mlcourse grade`` writes for it. The prose around them is the template
-``templates/instructors.md``. So the page cannot fall behind the notebooks.
+``mlcourse grade`` writes for it, and whether its students get their own variants (the
+notebook's ``metadata.mlcourse.variants``) with, per question that varies, its parameters'
+choices and its number of distinct variants (:data:`~mlcourse_utils.grading.variants.QUESTIONS`).
+The prose around them is the template ``templates/instructors.md``. So the page cannot fall
+behind the notebooks.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from ..grading.notebook import (
     nbgrader_meta,
     read_notebook_cells,
 )
+from ..grading.variants import ID_LINE, ID_LINE_OFF, ID_NAME, QUESTIONS
 
 #: The page this module writes (a docname of the book).
 DOCNAME = "book/instructors"
@@ -69,6 +73,17 @@ class HandGraded:
 
 
 @dataclasses.dataclass
+class Varying:
+    """A question graded by hand whose numbers vary per student (one entry of
+    :data:`~mlcourse_utils.grading.variants.QUESTIONS`)."""
+
+    grade_id: str
+    section: str              # the notebook's section that asks it
+    params: dict[str, tuple]  # parameter -> its choices (the first: the default variant's)
+    count: int                # distinct variants (Question.count: the product of the choices)
+
+
+@dataclasses.dataclass
 class AssignmentPlan:
     """What one assignment asks and how it is graded."""
 
@@ -76,6 +91,10 @@ class AssignmentPlan:
     chapter: str | None       # the docname of its chapter, e.g. "book/mle"
     tasks: list[Task]
     hand_graded: list[HandGraded]
+    #: whether students get their own variants (the notebook's metadata.mlcourse.variants)
+    variants: bool = True
+    #: the questions that vary, in the order of QUESTIONS
+    varying: list[Varying] = dataclasses.field(default_factory=list)
 
     @property
     def autograded(self) -> float:
@@ -144,13 +163,24 @@ def assignment_plan(name: str, root: Path | str = ROOT) -> AssignmentPlan:
     tasks = [Task(t, assignment.task_max(t), t not in defined) for t in assignment.tasks]
     cells = read_notebook_cells((root / "solutions" / name / assignment.notebook).read_bytes())
     chapter = f"book/{module}" if (root / "book" / f"{module}.md").is_file() else None
-    return AssignmentPlan(name, chapter, tasks, _hand_graded(cells))
+    varying = [Varying(gid, q.section, dict(q.params), q.count)
+               for gid, q in QUESTIONS.get(name, {}).items()]
+    return AssignmentPlan(name, chapter, tasks, _hand_graded(cells), assignment.variants,
+                          varying)
 
 
 def sources(root: Path | str = ROOT) -> list[Path]:
     """The solution notebooks the page is written from (``solutions/NAME/NAME.ipynb``)."""
     return sorted(p for p in (Path(root) / "solutions").glob("*/*.ipynb")
                   if p.stem == p.parent.name)
+
+
+def dependencies(root: Path | str = ROOT) -> list[Path]:
+    """What the page is written from: the solution notebooks, the template and the table of
+    the questions that vary (``grading/variants.py``); a change to any rewrites the page."""
+    from ..grading import variants
+
+    return [*sources(root), TEMPLATES / TEMPLATE, Path(variants.__file__)]
 
 
 def assignment_plans(root: Path | str = ROOT) -> list[AssignmentPlan]:
@@ -163,6 +193,22 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def code_of(line: str) -> str:
+    """A line of Python without its comment (the id cell's lines have no ``#`` in their code)."""
+    return line.partition("#")[0].strip()
+
+
+def choices_text(choices: tuple) -> str:
+    """A parameter's choices in Markdown, in order, each as code: a run of five or more
+    consecutive whole numbers is shortened (``0``, ``1``, …, ``30``)."""
+    if len(choices) >= 5 and all(type(c) is int for c in choices) and \
+            list(choices) == list(range(choices[0], choices[0] + len(choices))):
+        shown = [repr(choices[0]), repr(choices[1]), "…", repr(choices[-1])]
+    else:
+        shown = [repr(c) for c in choices]
+    return ", ".join(s if s == "…" else f"`{s}`".replace("|", "\\|") for s in shown)
+
+
 def page(root: Path | str = ROOT) -> str:
     """The page for instructors (MyST Markdown), from the template and the notebooks."""
     import jinja2
@@ -173,7 +219,9 @@ def page(root: Path | str = ROOT) -> str:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["points"] = _points
+    env.filters["choices"] = choices_text
     plans = assignment_plans(root)
     return env.get_template(TEMPLATE).render(
         assignments=plans, manual_page=MANUAL_PAGE, solution_pages=SOLUTION_PAGES.as_posix(),
-        beyond_half=all(2 * p.beyond_points >= p.autograded for p in plans))
+        beyond_half=all(2 * p.beyond_points >= p.autograded for p in plans),
+        id_name=ID_NAME, id_line=code_of(ID_LINE), id_line_off=code_of(ID_LINE_OFF))

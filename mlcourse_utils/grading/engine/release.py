@@ -7,7 +7,13 @@ what may be imported, the calls forbidden per task, what each test checks), abov
 cell a generated cell with that task's rule on calls (:func:`rule_cell`) and, in its metadata,
 the list of its test cells with their checksums, from which ``mlcourse check`` tells a deleted
 test cell, the forbidden calls per task, which ``mlcourse check`` prints as each task's rule and
-looks for, and the assignment's time limit of one cell, which ``mlcourse check`` uses.
+looks for, the assignment's time limit of one cell, which ``mlcourse check`` uses, and whether
+its students get their own variants (:mod:`..variants`). The id cell, where a student enters
+their course id, gets the release's one line (:data:`~..variants.ID_LINE`, or
+:data:`~..variants.ID_LINE_OFF` when the assignment's variants are off) whatever the solution
+notebook holds there; a solution notebook whose id cell is missing, misplaced, or whose
+varying questions (:data:`~..variants.QUESTIONS`) are not its cells graded by hand is refused
+(:func:`id_cell_problem`).
 """
 
 from __future__ import annotations
@@ -26,17 +32,22 @@ from ..graded.out import GRADEBOOK
 from ..notebook import (
     ALLOWED_LIBRARIES,
     HIDDEN_BEGIN,
+    ID_ROLE,
     assignment_from_cells,
     cell_source,
     find_course_root,
     grade_id,
     is_answer_cell,
+    is_id_cell,
+    is_manual_cell,
     is_test_cell,
     nbgrader_checksum,
     parse_python,
     task_rule,
     time_limit,
 )
+from ..text import plural
+from ..variants import ID_LINE, ID_LINE_OFF, QUESTIONS, variants_enabled
 
 #: The id and metadata marker of the generated first cell of a release notebook.
 HEADER_ID = "mlcourse-header"
@@ -46,6 +57,10 @@ RULE_ID = "mlcourse-rule-{task}"
 RULE_MARKER = "rule"
 #: Key of the course's own entries in a release notebook's metadata.
 METADATA_KEY = "mlcourse"
+#: The metadata of the id cell in a release notebook: its role, and nothing that locks it.
+ID_CELL_METADATA = {METADATA_KEY: {"role": ID_ROLE}}
+#: The id cell's code as released, without its comment (what the header quotes).
+ID_CODE = ID_LINE.partition("#")[0].strip()
 
 
 def available_assignments(root: Path | str) -> list[str]:
@@ -160,7 +175,9 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
 
     ``source`` is the nbgrader source notebook (a dict or NotebookNode): the points per task
     come from its test cells' metadata, the hidden ones from the test cells that hold hidden
-    tests, the time limit of a cell from its metadata (:func:`~.notebook.time_limit`). Rendered
+    tests, the time limit of a cell from its metadata (:func:`~.notebook.time_limit`), the
+    sections whose questions vary from :data:`~..variants.QUESTIONS` (none when the
+    assignment's variants are off or it has no id cell). Rendered
     from ``templates/release_header.md`` (its comment lists the variables and
     the blocks).
     """
@@ -186,17 +203,91 @@ def header_cell(source: Any, name: str, notebook: str) -> dict[str, Any]:
         loader=jinja2.FileSystemLoader(Path(__file__).parents[1] / "templates"),
         autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = _points
+    sections = varying_sections(name) if assignment.variants and assignment.has_id_cell else []
     text = env.get_template("release_header.md").render(
         assignment=name, notebook=notebook, wheel=student_wheel_name(), tasks=tasks,
         autograded=assignment.max_score, timeout=assignment.timeout, allowed=ALLOWED_LIBRARIES,
         manual=[types.SimpleNamespace(name=g, points=p) for g, p in assignment.manual],
-        metadata=dict(source.get("metadata", {})))
+        metadata=dict(source.get("metadata", {})), id_line=ID_CODE,
+        variant_sections=_words(sections, "section"))
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
     return {"cell_type": "markdown", "id": HEADER_ID, "source": text,
             "metadata": {METADATA_KEY: {"generated": "header"}, "editable": False,
                          "deletable": False}}
+
+
+def varying_sections(name: str) -> list[str]:
+    """The sections of assignment ``name`` whose questions vary per student, in the order of
+    :data:`~..variants.QUESTIONS` (each once)."""
+    return list(dict.fromkeys(q.section for q in QUESTIONS.get(name, {}).values()))
+
+
+def _words(items: list[str], noun: str) -> str:
+    """``section 10``, ``sections 8 and 10``, ``sections 2, 8 and 10``; '' for none."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return f"{noun} {items[0]}"
+    return f"{noun}s {', '.join(items[:-1])} and {items[-1]}"
+
+
+def id_cell_problem(cells: list[dict[str, Any]], name: str, notebook: str,
+                    metadata: Any = None) -> str | None:
+    """Why a solution notebook's id cell or variants cannot be released (None: they can).
+
+    With variants on (``metadata.mlcourse.variants``, default true;
+    :func:`~..variants.variants_enabled`, whose ValueError names a setting that is not true or
+    false), the notebook has exactly one id cell (:func:`~.notebook.is_id_cell`), its first
+    code cell (students enter their id before anything else, and the setup cell reads it), and
+    every question of :data:`~..variants.QUESTIONS` for ``name`` is one of its cells graded by
+    hand. With variants off it has at most one id cell (the release writes ``STUDENT_ID =
+    None`` there).
+    """
+    on = variants_enabled(metadata, notebook)
+    ids = [i for i, c in enumerate(cells) if is_id_cell(c)]
+    code = [i for i, c in enumerate(cells) if c.get("cell_type") == "code"]
+    mark = f'metadata {{"{METADATA_KEY}": {{"role": "{ID_ROLE}"}}}}'
+    if len(ids) > 1:
+        return (f"{notebook} has {len(ids)} id cells (cells {', '.join(str(i + 1) for i in ids)}"
+                f"): keep one, the first code cell")
+    if not on:
+        return None
+    if not ids:
+        return (f"{notebook} has no id cell: add, as its first code cell, a code cell "
+                f"`{ID_CODE}` with {mark} (or turn its variants off: "
+                f"metadata.{METADATA_KEY}.variants false)")
+    if ids[0] != code[0]:
+        first = next((i for i, c in enumerate(cells) if is_answer_cell(c)), None)
+        before = code.index(ids[0])
+        where = "after the first task" if first is not None and ids[0] > first else \
+            f"after {plural(before, 'other code cell')}"
+        return (f"{notebook}: the id cell (cell {ids[0] + 1}) is {where}; it must be the first "
+                "code cell, before the setup and the first task (students enter their id "
+                "before anything else)")
+    if name not in QUESTIONS:
+        return (f"{notebook}: assignment {name!r} has no questions that vary in "
+                f"mlcourse_utils/grading/variants.py (QUESTIONS): add them, or turn its "
+                f"variants off (metadata.{METADATA_KEY}.variants false)")
+    manual = [grade_id(c) for c in cells if is_manual_cell(c)]
+    missing = [q for q in QUESTIONS[name] if q not in manual]
+    if missing:
+        return (f"{notebook}: QUESTIONS[{name!r}] in mlcourse_utils/grading/variants.py names "
+                f"{', '.join(missing)}, not a cell graded by hand of the notebook (those are: "
+                f"{', '.join(g or '?' for g in manual) or 'none'})")
+    return None
+
+
+def release_id_cell(cell: Any, variants: bool) -> None:
+    """Make ``cell`` (a release notebook's id cell, a NotebookNode) the release's: the one line
+    (:data:`~..variants.ID_LINE`, or :data:`~..variants.ID_LINE_OFF` when variants are off),
+    whatever the solution notebook held, its role, and nothing that locks it."""
+    cell.source = ID_LINE if variants else ID_LINE_OFF
+    kept = {k: v for k, v in cell.get("metadata", {}).items()
+            if k not in ("nbgrader", "editable", "deletable", METADATA_KEY)}
+    cell.metadata = {**kept, **{k: dict(v) for k, v in ID_CELL_METADATA.items()}}
+    cell.outputs, cell.execution_count = [], None
 
 
 def rule_cell(task: str, calls: list[str]) -> dict[str, Any]:
@@ -211,7 +302,7 @@ def rule_cell(task: str, calls: list[str]) -> dict[str, Any]:
 
 def finish_release_notebook(release: Path | str, source: Path | str, name: str) -> None:
     """Insert (or refresh) the header cell, the rule cell above each answer cell and the
-    test-cell manifest of one release notebook."""
+    test-cell manifest of one release notebook, and write its id cell (:func:`release_id_cell`)."""
     import nbformat
 
     release, source = Path(release), Path(source)
@@ -226,6 +317,8 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
     forbidden = assignment.forbidden
     cells = []
     for cell in nb.cells:
+        if is_id_cell(cell):
+            release_id_cell(cell, assignment.variants)
         if is_answer_cell(cell) and grade_id(cell) in forbidden:
             cells.append(nbformat.from_dict(rule_cell(grade_id(cell), forbidden[grade_id(cell)])))
         cells.append(cell)
@@ -234,6 +327,8 @@ def finish_release_notebook(release: Path | str, source: Path | str, name: str) 
         "assignment": name,
         # The time limit of one cell, in seconds: `mlcourse check` uses it, as grading does.
         "timeout": assignment.timeout,
+        # Whether the students get their own variants (false: STUDENT_ID = None, one version).
+        "variants": assignment.variants,
         # {task: [forbidden calls]}: `mlcourse check` warns where an answer uses one.
         "forbidden": {task: names for task, names in forbidden.items() if names},
         # [grade_id, checksum] of every test cell, in order: `mlcourse check` names the ones
@@ -260,17 +355,30 @@ def _refuse_warnings_made_errors(source: Path, name: str) -> None:
                          "np.isfinite and the expected number):\n" + "\n".join(lines))
 
 
+def _refuse_bad_id_cell(source: Path, name: str) -> None:
+    """ValueError naming ``source`` when its id cell or variants cannot be released
+    (:func:`id_cell_problem`)."""
+    import nbformat
+
+    nb = nbformat.read(source, as_version=4)
+    problem = id_cell_problem([dict(c) for c in nb.cells], name,
+                              f"solutions/{name}/{source.name}", nb.metadata)
+    if problem:
+        raise ValueError(problem)
+
+
 def release(names: Iterable[str] | None = None, root: Path | str | None = None, check: bool = True,
             quiet: bool = False, timeout: float | None = None,
             budget: float | None = None) -> list[str]:
     """Regenerate ``exercises/NAME`` from ``solutions/NAME`` with nbgrader.
 
     A test cell that turns warnings into errors is refused (ValueError; see
-    :func:`warnings_made_errors`). With ``check`` (the default) each solution notebook is first
-    executed (``timeout`` seconds per cell, default the assignment's limit; ``budget`` in all)
-    and must pass every one of its own tests; otherwise nothing is generated and
-    ``RuntimeError`` says which failed. Each
-    release notebook then gets its generated first cell and test-cell manifest
+    :func:`warnings_made_errors`), and so is a notebook whose id cell or variants cannot be
+    released (:func:`id_cell_problem`), before anything runs. With ``check`` (the default)
+    each solution notebook is first executed (``timeout`` seconds per cell, default the
+    assignment's limit; ``budget`` in all) and must pass every one of its own tests; otherwise
+    nothing is generated and ``RuntimeError`` says which failed. Each release notebook then
+    gets its generated first cell, its id cell and test-cell manifest
     (:func:`finish_release_notebook`).
     """
     root = Path(root) if root else find_course_root()
@@ -280,6 +388,7 @@ def release(names: Iterable[str] | None = None, root: Path | str | None = None, 
         if not source.is_file():
             raise FileNotFoundError(f"no source notebook solutions/{name}/{name}.ipynb")
         _refuse_warnings_made_errors(source, name)
+        _refuse_bad_id_cell(source, name)
         if check:
             errors = run_notebook(source, timeout=timeout, budget=budget)
             if errors:

@@ -1,4 +1,5 @@
-"""The generated first cell of every release notebook: points per task, install and check.
+"""The generated first cell of every release notebook: points per task, install and check; the
+id cell where a student enters their course id, and what the release refuses about it.
 
 (That exercises/ equals a fresh `mlcourse release`, and that each solution passes its own tests,
 is tested in tests/test_assignments.py.)
@@ -7,6 +8,7 @@ is tested in tests/test_assignments.py.)
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -14,7 +16,8 @@ import pytest
 import assignment_support as sup
 from mlcourse_utils.course import student_wheel_name
 from mlcourse_utils.grading.engine.release import HEADER_ID, RULE_ID, header_cell
-from mlcourse_utils.grading.notebook import is_answer_cell, load_assignment
+from mlcourse_utils.grading.notebook import is_answer_cell, is_id_cell, load_assignment
+from mlcourse_utils.grading.variants import ID_LINE, ID_LINE_OFF, QUESTIONS, variant
 
 
 def _header(name):
@@ -234,3 +237,193 @@ def test_release_refuses_a_test_cell_that_makes_warnings_errors(tmp_path):
                                          r"floating-point error mode 'raise'"):
         release(["mle"], root=tmp_path, check=False, quiet=True)
     assert not (tmp_path / "exercises").exists()
+
+
+def _section_words(name):
+    """The sections of ``name`` whose questions vary, as the header says them."""
+    sections = list(dict.fromkeys(q.section for q in QUESTIONS[name].values()))
+    return (f"section {sections[0]}" if len(sections) == 1 else
+            f"sections {', '.join(sections[:-1])} and {sections[-1]}")
+
+
+@pytest.mark.parametrize("name", sup.assignments())
+def test_the_release_starts_with_the_id_cell(name):
+    """Each committed release notebook has one id cell, its first code cell, holding exactly
+    variants.ID_LINE, marked by its role and not locked (the student types in it); the header
+    says in one sentence to fill it first and which sections are the student's own numbers;
+    the release's metadata says variants are on."""
+    nb = sup.release_notebook(name)
+    ids = [c for c in nb["cells"] if is_id_cell(c)]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert len(ids) == 1 and ids[0] is code[0]
+    assert sup.source(ids[0]) == ID_LINE
+    assert ids[0]["metadata"] == {"mlcourse": {"role": "student_id"}}  # no nbgrader lock
+    sentences = [p for p in _header(name).split("\n\n") if "course id" in p]
+    assert sentences == [
+        '**Your course id first.** Before you run anything, enter your course id between the '
+        'quotes of `STUDENT_ID = ""` in the first code cell: the questions of '
+        f"{_section_words(name)} are about your own numbers, and they are marked against your id."]
+    assert nb["metadata"]["mlcourse"]["variants"] is True
+
+
+def _course(tmp_path, name="mle", edit=None):
+    """A course in ``tmp_path`` with one assignment's solution, edited by ``edit(nb)``."""
+    import nbformat
+
+    shutil.copytree(sup.ROOT / "solutions" / name, tmp_path / "solutions" / name)
+    shutil.copy(sup.ROOT / "nbgrader_config.py", tmp_path)
+    path = tmp_path / "solutions" / name / f"{name}.ipynb"
+    if edit:
+        nb = nbformat.read(path, as_version=4)
+        edit(nb)
+        nbformat.write(nb, path)
+    return path
+
+
+def _id_index(nb):
+    return next(i for i, c in enumerate(nb.cells) if is_id_cell(c))
+
+
+def test_variants_off(tmp_path):
+    """One setting turns variants off: `"variants": false` in the solution's
+    metadata.mlcourse. The release then writes ID_LINE_OFF (STUDENT_ID = None) in the id cell,
+    whatever the instructor typed there, keeps its role, copies the setting into the release's
+    metadata, and its header says nothing of ids or variants; the id cell's line, run, gives
+    every student the default variant, without a problem to report."""
+    from mlcourse_utils.grading.engine.release import release
+
+    def off(nb):
+        nb.metadata.setdefault("mlcourse", {})["variants"] = False
+        nb.cells[_id_index(nb)].source = 'STUDENT_ID = "s999"  # the instructor tried an id'
+
+    _course(tmp_path, edit=off)
+    release(["mle"], root=tmp_path, check=False, quiet=True)
+    nb = json.loads((tmp_path / "exercises" / "mle" / "mle.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if is_id_cell(c))
+    assert sup.source(cell) == ID_LINE_OFF and ID_LINE_OFF.startswith("STUDENT_ID = None")
+    assert cell["metadata"] == {"mlcourse": {"role": "student_id"}}
+    assert nb["metadata"]["mlcourse"]["variants"] is False
+    header = sup.source(nb["cells"][0])
+    assert "course id" not in header and "STUDENT_ID" not in header
+    assert "own numbers" not in header and "variant" not in header.lower()
+    namespace = {}
+    exec(sup.source(cell), namespace)
+    v = variant("mle", namespace["STUDENT_ID"])
+    assert v.is_default and not v.enabled and v.problem is None and v.student_id == ""
+    assert v == variant("mle", "")  # the default variant: every parameter's first choice
+    assert "enter your course id" not in str(v)
+
+
+def test_the_instructor_s_id_is_never_released(tmp_path):
+    """With variants on, an id the instructor typed in the solution's id cell (and any lock on
+    the cell) is replaced by ID_LINE in the release."""
+    import nbformat
+
+    from mlcourse_utils.grading.engine.release import finish_release_notebook
+
+    def typed(nb):
+        cell = nb.cells[_id_index(nb)]
+        cell.source = 'STUDENT_ID = "s999"'
+        cell.metadata.update(editable=False, deletable=False)
+
+    source = _course(tmp_path, edit=typed)
+    release = tmp_path / "mle.ipynb"
+    shutil.copy(source, release)  # as nbgrader leaves the id cell: untouched
+    finish_release_notebook(release, source, "mle")
+    nb = nbformat.read(release, as_version=4)
+    cell = nb.cells[_id_index(nb)]
+    assert cell.source == ID_LINE
+    assert cell.metadata == {"mlcourse": {"role": "student_id"}}
+    assert nb.metadata["mlcourse"]["variants"] is True
+
+
+def _no_id_cell(nb):
+    del nb.cells[_id_index(nb)]
+
+
+def _id_cell_after_first_task(nb):
+    cell = nb.cells.pop(_id_index(nb))
+    first = next(i for i, c in enumerate(nb.cells) if is_answer_cell(c))
+    nb.cells.insert(first + 1, cell)
+
+
+def _id_cell_after_setup(nb):
+    i = _id_index(nb)
+    cell = nb.cells.pop(i)
+    nb.cells.insert(i + 1, cell)  # below the setup cell, which reads STUDENT_ID
+
+
+def _two_id_cells(nb):
+    import copy
+
+    i = _id_index(nb)
+    twin = copy.deepcopy(nb.cells[i])
+    twin.id = "student-id-2"
+    nb.cells.insert(i + 1, twin)
+
+
+def _question_not_graded_by_hand(nb):
+    question = next(iter(QUESTIONS["mle"]))
+    cell = next(c for c in nb.cells if sup.grade_id(c) == question)
+    cell.metadata["nbgrader"].update(grade=False, solution=False, grade_id="plain_text")
+
+
+def _malformed_setting(nb):
+    nb.metadata.setdefault("mlcourse", {})["variants"] = "no"
+
+
+@pytest.mark.parametrize("edit,message", [
+    (_malformed_setting, r"metadata\.mlcourse\.variants of solutions/mle/mle\.ipynb must be "
+                         r"true or false, got 'no'"),
+    (_no_id_cell, r"solutions/mle/mle\.ipynb has no id cell: add, as its first code cell, a code "
+                  r"cell `STUDENT_ID = \"\"` with metadata"),
+    (_id_cell_after_first_task, r"solutions/mle/mle\.ipynb: the id cell \(cell \d+\) is after the "
+                                r"first task; it must be the first code cell"),
+    (_id_cell_after_setup, r"solutions/mle/mle\.ipynb: the id cell \(cell \d+\) is after 1 other "
+                           r"code cell; it must be the first code cell, before the setup"),
+    (_two_id_cells, r"solutions/mle/mle\.ipynb has 2 id cells"),
+    (_question_not_graded_by_hand, r"solutions/mle/mle\.ipynb: QUESTIONS\['mle'\] in "
+                                   r"mlcourse_utils/grading/variants\.py names "
+                                   + re.escape(next(iter(QUESTIONS["mle"])))
+                                   + ", not a cell graded by hand"),
+], ids=["malformed-setting", "no-id-cell", "after-first-task", "after-setup", "two-id-cells",
+        "question-not-by-hand"])
+def test_release_refuses_what_variants_cannot_use(tmp_path, edit, message):
+    """A variants setting that is not true or false, a missing, doubled or misplaced id cell
+    and a varying question that is not graded by hand are refused, naming the notebook, before
+    anything runs (the solution is not executed: check=True would take minutes) and before
+    exercises/ is written."""
+    from mlcourse_utils.grading.engine.release import release
+
+    _course(tmp_path, edit=edit)
+    with pytest.raises(ValueError, match=message):
+        release(["mle"], root=tmp_path, quiet=True)
+    assert not (tmp_path / "exercises").exists()
+
+
+def test_without_variants_the_id_cell_is_not_required(tmp_path):
+    """With variants off a notebook may have no id cell (it then needs none); two are still
+    one too many."""
+    import nbformat
+
+    from mlcourse_utils.grading.engine.release import id_cell_problem
+
+    path = _course(tmp_path, edit=_no_id_cell)
+    nb = nbformat.read(path, as_version=4)
+    cells = [dict(c) for c in nb.cells]
+    assert "has no id cell" in id_cell_problem(cells, "mle", "mle.ipynb", nb.metadata)
+    off = {"mlcourse": {"variants": False}}
+    assert id_cell_problem(cells, "mle", "mle.ipynb", off) is None
+    nb = nbformat.read(sup.ROOT / "solutions" / "mle" / "mle.ipynb", as_version=4)
+    _two_id_cells(nb)
+    assert "has 2 id cells" in id_cell_problem([dict(c) for c in nb.cells], "mle", "mle.ipynb",
+                                               off)
+
+
+def test_the_readme_quotes_the_id_lines():
+    """The README's instructor section and the changelog quote the id cell's code as
+    grading/variants.py writes it, on and off (one place decides those lines)."""
+    for path in ("README.md", "CHANGELOG.md"):
+        text = " ".join((sup.ROOT / path).read_text(encoding="utf-8").split())
+        for line in (ID_LINE, ID_LINE_OFF):
+            assert f"`{line.partition('#')[0].strip()}`" in text, (path, line)
