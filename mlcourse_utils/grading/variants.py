@@ -68,8 +68,8 @@ class Question:
 QUESTIONS: dict[str, dict[str, Question]] = {
     "mle": {
         "interpretation_diabetes_gaussian": Question(
-            "10", "the diabetes patients of sample {sample} (sample 0: all 442 patients; any "
-            "other sample: 300 of the 442)",
+            "10", "the diabetes patients of sample {sample} (sample 0 is all 442 patients, "
+            "samples 1 to 30 are 300 of them)",
             sample=tuple(range(31))),
     },
     "bayes": {
