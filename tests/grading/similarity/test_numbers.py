@@ -98,13 +98,14 @@ def test_an_answer_quoting_another_students_numbers_is_flagged(toy):
 
 def test_an_honest_answer_outweighs_chance_matches(toy):
     """An a = 2 answer quoting its own 0.50 and 1.414 and, by chance, 0.333 and 1.73 (a = 3's
-    numbers): two of another variant's against two of its own is no evidence; with only the
-    two of a = 3, it is."""
-    root, (student, _), _, _ = toy
+    numbers, a classmate's): two of another variant's against two of its own is no evidence;
+    two of a = 3's against one of its own is."""
+    root, (student, _), (classmate, _), _ = toy
     models = ModelNumbers(root, vs.NAME)
-    both = {student: {vs.QUESTION: "own: 0.50 and 1.414; by chance 0.333 and 1.73"}}
+    answer = {classmate: {vs.QUESTION: "1/a = 0.3333"}}
+    both = {**answer, student: {vs.QUESTION: "own: 0.50 and 1.414; by chance 0.333 and 1.73"}}
     assert numbers.number_flags(both, models) == []
-    theirs = {student: {vs.QUESTION: "0.50 is wrong; 0.333 and 1.73"}}
+    theirs = {**answer, student: {vs.QUESTION: "0.50 is wrong; 0.333 and 1.73"}}
     assert [f.student for f in numbers.number_flags(theirs, models)] == [student]
 
 
