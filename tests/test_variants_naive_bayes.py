@@ -156,7 +156,9 @@ def test_the_question_varies_and_its_conclusions_hold_for_every_variant():
     """Across the 80 variants the numbers a student quotes take many values, and what the
     rubric says holds for each: over-confident (accuracy among the tumours above 0.99 between
     0.933 and 0.975, 4 to 11 of 160 to 167 wrong, more than 1 % of them), and the pair strongly
-    correlated (0.889 to 0.928 for the two weaker pairs, 0.975 to 0.997 for the others)."""
+    correlated (0.845 to 0.93 for the three weaker pairs, 0.955 to 0.997 for the others). No
+    correlation rounds to 0.99, the question's threshold (similarity would take an answer's
+    "0.99" for that variant's correlation)."""
     question = QUESTIONS[NAME][QUESTION]
     seen = {key: set() for key in LABELS}
     for split, pair in itertools.product(*question.params.values()):
@@ -167,8 +169,10 @@ def test_the_question_varies_and_its_conclusions_hold_for_every_variant():
         assert 4 <= got[LABELS["wrong"]] <= 11 and 160 <= got[LABELS["confident"]] <= 167
         assert got[LABELS["wrong"]] > 0.01 * got[LABELS["confident"]]
         assert got[LABELS["accuracy"]] >= 0.9
-        weak = pair in (("radius error", "perimeter error"), ("mean texture", "worst texture"))
-        low, high = (0.889, 0.928) if weak else (0.975, 0.997)
+        weak = pair in (("radius error", "perimeter error"), ("mean texture", "worst texture"),
+                        ("mean concavity", "worst concavity"))
+        low, high = (0.845, 0.93) if weak else (0.955, 0.997)
+        assert not 0.985 <= got[LABELS["correlation"]] < 0.995  # would read as the 0.99
         assert low <= got[LABELS["correlation"]] <= high, (split, pair)
     assert len(seen["correlation"]) >= 30
     assert min(len(seen[k]) for k in ("accuracy", "share", "accuracy_confident")) >= 5
