@@ -79,16 +79,26 @@ QUESTIONS: dict[str, dict[str, Question]] = {
             start=(0, 150, 300, 450)),
     },
     "naive_bayes": {
+        # split 5 is left out: 3 errors among 163 "99 %" tumours (0.982) is too close to
+        # calibrated for the question; every split kept has at least 4 (at most 0.975). No
+        # pair's correlation rounds to 0.99, the question's threshold that every answer quotes.
         "interpretation_nb_overconfidence": Question(
-            "9", "training split random_state={split}; features {pair[0]!r} and {pair[1]!r}",
-            split=tuple(range(10)),
-            pair=(("mean radius", "mean perimeter"), ("mean radius", "mean area"),
-                  ("worst radius", "worst perimeter"), ("mean perimeter", "mean area"))),
+            "9", "train/test split random_state={split}; correlation of {pair[0]!r} and "
+            "{pair[1]!r}",
+            split=(0, 1, 2, 3, 4, 6, 7, 8, 9, 10),
+            pair=(("mean radius", "mean perimeter"), ("worst perimeter", "worst area"),
+                  ("mean radius", "worst radius"), ("mean perimeter", "worst perimeter"),
+                  ("mean area", "worst perimeter"), ("radius error", "perimeter error"),
+                  ("mean texture", "worst texture"), ("mean concavity", "worst concavity"))),
     },
     "gda": {
+        # Feature sets on which the diagonal model loses in every fold setting and LDA is never
+        # more than one flower behind QDA ((1, 2, 3), (0, 1, 3) and (2, 3) are not: ties).
         "interpretation_iris_covariance": Question(
-            "10", "features {features}; {folds}-fold cross-validation (shuffle seed {shuffle})",
-            features=((0, 1, 2, 3), (0, 1, 2), (0, 2, 3), (1, 2, 3), (0, 1, 3)),
+            "10", "iris columns {features} (0-3: sepal length, sepal width, petal length, "
+            "petal width); {folds}-fold cross-validation, shuffle seed {shuffle} (0: not "
+            "shuffled)",
+            features=((0, 1, 2, 3), (0, 1, 2), (0, 2, 3), (0, 2), (1, 2)),
             folds=(5, 10), shuffle=tuple(range(5))),
     },
     "logistic_regression": {
