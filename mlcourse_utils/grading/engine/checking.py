@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 
 from ..checks import hidden_inputs
-from ..variants import ID_NAME
 from ..graded.results import GradeResult, TestResult
 from ..notebook import Assignment, compile_cell
 from ..protocol import RemoteError, SandboxError
 from ..selfcheck import is_emptied_hidden_test
 from ..text import clean_text
+from ..variants import ID_NAME
 
 DELEGATION = ("uses the reference implementation (mlcourse_utils), which earns nothing: "
               "write the function yourself")
