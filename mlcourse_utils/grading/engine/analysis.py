@@ -67,6 +67,8 @@ MAX_REPLY = 48 * 2**20
 #: Watched names reported per cell, and notes per notebook.
 MAX_USES = 50
 MAX_NOTES = 50
+#: Characters of an id cell read for the typed id (one line holds far fewer).
+MAX_ID_CELL = 10_000
 class AnalysisError(Exception):
     """The notebook could not be read within the limits: the reason, in words, for the student."""
 
@@ -181,7 +183,12 @@ def without_import_line(source: str) -> str:
 def _typed_id(cells):
     """``{"typed", "problem", "cell"}``: the id typed in the notebook (normalised, or None),
     why it is not one, and whether the notebook has an id cell (read in the child)."""
-    typed, problem = read_student_id(cells)
+    found = next((cell_source(c) for c in cells if is_id_cell(c)), None)
+    if found is not None and len(found) > MAX_ID_CELL:  # (no parse of a huge cell)
+        typed, problem = None, f"the id cell has {len(found)} characters: it must hold one " \
+            f"line, {ID_NAME} = \"your id\""
+    else:
+        typed, problem = read_student_id(cells)
     return {"typed": typed, "problem": clean_text(problem, 300) if problem else None,
             "cell": any(is_id_cell(c) for c in cells)}
 
