@@ -270,6 +270,8 @@ def test_the_sandbox_runs_the_roster_student_s_variant(tmp_path):
     s2, from the package), the setup's import line earns no note, the answer importing the
     package earns nothing; the id is flagged, never costs a point; "cell N" is the student's
     cell N (an error in the appended cell 10)."""
+    import json
+
     from mlcourse_utils.grading import variants
     from mlcourse_utils.grading.graded.results import IdCheck
     from mlcourse_utils.grading.intake.submissions import Submission
@@ -280,7 +282,11 @@ def test_the_sandbox_runs_the_roster_student_s_variant(tmp_path):
     limits = GradingOptions(timeout=20, student_timeout=120, memory_mb=1024)
     data = _typed(nb, 'STUDENT_ID = "s7"', ["print('sandbox:', STUDENT_ID, V.student_id)",
                                            "1 / 0"])
-    result = session.grade_notebook(a, Submission("s2", data), limits)
+    copy = tmp_path / "copy.ipynb"
+    result = session.grade_notebook(a, Submission("s2", data), limits, copy_to=copy)
+    copied = [c["source"] for c in json.loads(copy.read_text())["cells"]]
+    assert copied[0] == 'STUDENT_ID = "s7"'  # the formgrader copy keeps what was written
+    assert "from mlcourse_utils.grading import variant" in copied[1]
     assert {t: result.task_score(t) for t in a.tasks} == {"f": 1, "g": 1, "h": 0}, \
         (result.tests, result.notes, result.cell_errors, result.output)
     assert "sandbox: s2 s2" in result.output
