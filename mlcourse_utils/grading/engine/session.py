@@ -294,6 +294,13 @@ def grade_notebook(assignment: Assignment, submission: Submission,
     tests; ``memory_mb``, the sandbox's. ``secret`` (bytes) seeds the hidden tests' random
     inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
     seed. It never leaves this process. ``hidden``: folders the sandbox must not see.
+
+    The sandbox runs the variant of ``submission.student`` (the roster's id), never the id
+    typed in the notebook: a first cell of the grader's (:func:`sandbox_prelude`) binds
+    ``STUDENT_ID`` and defines ``variant``, the id cell runs the roster's id and the import
+    line of ``variant`` outside answer cells binds the grader's (:func:`~.analysis.analyse`).
+    The typed id is compared with the roster's in ``result.id_check`` (:func:`check_id`): a
+    flag for the teaching assistants, never a point.
     """
     start = time.monotonic()
     result = GradeResult(submission.student, assignment.name)
