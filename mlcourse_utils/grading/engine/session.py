@@ -27,7 +27,7 @@ from ..notebook import Assignment, compile_cell
 from ..protocol import RemoteError, SandboxError
 from ..sandbox.channel import Sandbox
 from ..text import clean_text
-from .analysis import AnalysisError, analyse, render_pages
+from .analysis import Analysis, AnalysisError, analyse, render_pages
 from .checking import Fatal, run_tests, sandbox_reason, setup_names
 from .options import DEFAULTS, GradingOptions
 
@@ -365,7 +365,7 @@ def sandbox_prelude(student_id: str | None) -> str:
             "del _mlcourse_variant_module\n")
 
 
-def check_id(found, student: str, enabled: bool = True) -> IdCheck:
+def check_id(found: Analysis, student: str, enabled: bool = True) -> IdCheck:
     """The id typed in the notebook (``found``: the child's reading, :func:`~.analysis.analyse`)
     against ``student``, the roster's id the submission is graded under. With variants off
     (``enabled`` False) only another student's id is a problem."""
