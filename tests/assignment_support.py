@@ -4,6 +4,7 @@ answer cells by grade_id, add cells or files, and grade a whole folder with `mlc
 from __future__ import annotations
 
 import ast
+import copy
 import csv
 import importlib
 import json
@@ -97,14 +98,30 @@ def make_submission(name, answers=None, extra_cells=(), append_cells=(), replace
     return nb
 
 
+def typed_id(nb, student_id):
+    """``nb`` with its id cell (left as the release wrote it) holding ``student_id``, as a
+    student types it; ``nb`` itself when it has no such cell."""
+    from mlcourse_utils.grading.notebook import is_id_cell
+    from mlcourse_utils.grading.variants import ID_LINE
+
+    for cell in nb["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if is_id_cell(cell) and source == ID_LINE:
+            cell["source"] = f"STUDENT_ID = {json.dumps(student_id)}"
+            break
+    return nb
+
+
 def write_submission(folder, student, name, nb=None, raw=None, files=None, nested=False):
+    """``folder/student[/name]/name.ipynb`` holding ``nb`` (its id cell, if left as released,
+    filled with ``student``: honest students type their own id) or the bytes ``raw``."""
     target = Path(folder) / student / (name if nested else "")
     target.mkdir(parents=True, exist_ok=True)
     path = target / f"{name}.ipynb"
     if raw is not None:
         path.write_bytes(raw)
     else:
-        path.write_text(json.dumps(nb, indent=1))
+        path.write_text(json.dumps(typed_id(copy.deepcopy(nb), student), indent=1))
     for fname, content in (files or {}).items():
         (target / fname).write_text(content)
     return path

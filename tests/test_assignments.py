@@ -191,6 +191,9 @@ class Batch:
 
         add("solution", full, nb=sup.make_submission(name, self.solution))
         add("solution_nested", full, nb=sup.make_submission(name, self.solution), nested=True)
+        # The solution under another student's id: flagged, graded as its roster id's, full.
+        add("other_id", full, nb=sup.typed_id(sup.make_submission(name, self.solution),
+                                              "solution"))
         add("release", zero, nb=sup.release_notebook(name))
         # Warnings never cost points: every answer starts with a line that makes numpy warn
         # (log 0, overflow, 0 * inf), as the np.where idiom does in its discarded branch.
@@ -339,6 +342,36 @@ def test_solution_full_marks_and_release_zero(batches, name):
     assert b.grades["solution"] == (total, total)
     assert b.grades["solution_nested"] == (total, total)
     assert b.grades["release"] == (0.0, total)
+
+
+@pytest.mark.parametrize("name", PER_ASSIGNMENT)
+def test_honest_students_run_their_own_variant_cleanly(batches, name):
+    """Every honest notebook (the solution, honest variants: full marks, each typed its own
+    id, each its own roster id) ran every cell without an error (the setup's variant import
+    and ``V = variant(...)`` included; the stubs of code cells graded by hand, which these
+    submissions leave as released, raise NotImplementedError) and earned no note about
+    mlcourse_utils; its id is recorded as its own. The solution handed in as other_id but
+    carrying the id "solution" keeps full marks and is flagged in the run's summary and its
+    feedback."""
+    import html
+
+    b = batches(name)
+    students = json.loads((b.out / "results.json").read_text())["students"]
+    honest = ["solution", "solution_nested", *[s for s in b.expected if s.startswith("honest_")]]
+    for student in honest:
+        r = students[student]
+        # (a code cell graded by hand is left as released, a stub: NotImplementedError)
+        errors = [e for e in r["cell_errors"] if not e[1].startswith("NotImplementedError")]
+        assert errors == [], (student, r["cell_errors"])
+        assert not [n for n in r["notes"] if "mlcourse_utils" in n], (student, r["notes"])
+        assert r["id_check"] == {"typed": student, "matches": True, "problem": "",
+                                 "detail": ""}, student
+    assert b.grades["other_id"] == b.grades["solution"]
+    assert students["other_id"]["id_check"]["problem"] == "other"
+    assert "other_id (typed solution)" in b.proc.stderr
+    page = html.unescape(b.feedback("other_id"))
+    assert "STUDENT_ID says solution but it was handed in as other_id" in page
+    assert "STUDENT_ID" not in html.unescape(b.feedback("solution"))
 
 
 @pytest.mark.parametrize("name", PER_ASSIGNMENT)

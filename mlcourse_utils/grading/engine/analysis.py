@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 import resource
 import struct
 import time
@@ -39,10 +40,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..names import REFERENCE, notebook_bindings, scan_code
-from ..notebook import cell_source, grade_id, is_manual_cell, is_test_cell, read_notebook_cells
+from ..names import MAX_PARSED_CELL, REFERENCE, notebook_bindings, scan_code
+from ..notebook import (
+    cell_source,
+    grade_id,
+    is_id_cell,
+    is_manual_cell,
+    is_test_cell,
+    parse_python,
+    read_notebook_cells,
+    read_student_id,
+)
 from ..sandbox import forkserver
 from ..text import clean_text, plural
+from ..variants import ID_NAME, IMPORT_LINE
 
 if TYPE_CHECKING:
     from ..intake.submissions import Submission
@@ -56,6 +67,8 @@ MAX_REPLY = 48 * 2**20
 #: Watched names reported per cell, and notes per notebook.
 MAX_USES = 50
 MAX_NOTES = 50
+#: Characters of an id cell read for the typed id (one line holds far fewer).
+MAX_ID_CELL = 10_000
 class AnalysisError(Exception):
     """The notebook could not be read within the limits: the reason, in words, for the student."""
 
@@ -77,6 +90,9 @@ class Request:
     manual_dir: str | None = None  # pages: one HTML fragment per manual cell, <k>.html
     grade: bool = True             # True: read the code; False: make the pages
     scan: bool = True              # False: only the answer cells' sources (no code scan)
+    #: what the sandbox binds to STUDENT_ID in place of the id typed in the notebook: the
+    #: roster's id of the student graded, or None (variants off)
+    student_id: str | None = None
 
 
 def _notes_for(index, scan, task):
@@ -101,20 +117,104 @@ def _answer_cells(cells, request):
     return {"cells": run}, sources
 
 
+#: What the sandbox runs in place of :data:`~.variants.IMPORT_LINE` outside answer cells: the
+#: name the grader's first cell binds to :func:`~.variants.variant`, defined from that module's
+#: text (:func:`.session.sandbox_prelude`). No quote and no bracket, so that the line means the
+#: same wherever the import line stood (even inside a string).
+VARIANT_BINDING = "variant = _mlcourse_variant"
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _id_line(student_id):
+    """The sandbox's ``STUDENT_ID = ...`` line (the roster's id, a Python literal)."""
+    return f"{ID_NAME} = {student_id!r}"
+
+
+def id_cell_source(source: str, student_id: str | None) -> str:
+    """An id cell as the sandbox runs it: each top-level assignment to ``STUDENT_ID`` replaced
+    by ``STUDENT_ID = <the roster's id>`` (the typed value never runs), the cell's other lines
+    kept at their line numbers; a cell that cannot be read that way (it does not parse, it is
+    too long, or an assignment shares a line with other code) becomes that one line."""
+    line = _id_line(student_id)
+    if len(source) > MAX_PARSED_CELL:
+        return line
+    try:
+        body = parse_python(source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return line
+    lines = _NEWLINE.split(source)  # Python's newlines only: ast's line numbers
+    spans = [(node.lineno, node.end_lineno) for node in body]
+    for k, node in enumerate(body):
+        if not _assigns_id(node):
+            continue
+        first, last = spans[k]
+        shares = any(not (b < first or a > last) for j, (a, b) in enumerate(spans) if j != k)
+        if shares or node.col_offset != 0 or last is None:
+            return line
+        lines[first - 1] = line
+        for n in range(first, last):
+            lines[n] = ""
+    return "\n".join(lines)
+
+
+def _assigns_id(node):
+    import ast
+
+    targets = node.targets if isinstance(node, ast.Assign) else \
+        [node.target] if isinstance(node, ast.AnnAssign) else []
+    return any(isinstance(t, ast.Name) and t.id == ID_NAME for t in targets)
+
+
+def without_import_line(source: str) -> str:
+    """A cell that is not an answer with each line that is exactly :data:`IMPORT_LINE` (outer
+    spaces aside) replaced by :data:`VARIANT_BINDING` at the same indentation: the notebook's
+    setup works in the sandbox, where the course package is a decoy."""
+    if IMPORT_LINE not in source:
+        return source
+    lines = source.split("\n")
+    for n, text in enumerate(lines):
+        if text.strip() == IMPORT_LINE:
+            lines[n] = text[:len(text) - len(text.lstrip())] + VARIANT_BINDING
+    return "\n".join(lines)
+
+
+def _typed_id(cells):
+    """``{"typed", "problem", "cell"}``: the id typed in the notebook (normalised, or None),
+    why it is not one, and whether the notebook has an id cell (read in the child)."""
+    found = next((cell_source(c) for c in cells if is_id_cell(c)), None)
+    if found is not None and len(found) > MAX_ID_CELL:  # (no parse of a huge cell)
+        typed, problem = None, f"the id cell has {len(found)} characters: it must hold one " \
+            f"line, {ID_NAME} = \"your id\""
+    else:
+        typed, problem = read_student_id(cells)
+    return {"typed": typed, "problem": clean_text(problem, 300) if problem else None,
+            "cell": any(is_id_cell(c) for c in cells)}
+
+
 def _analyse_cells(cells, request):
-    """``(header, sources)``: the code cells to run, delegation, notes and watched names."""
+    """``(header, sources)``: the code cells to run (as the sandbox runs them: the id cell and
+    the import line of :func:`~.variants.variant` replaced), delegation, notes, watched names
+    and the id typed in the notebook."""
     test_ids = set(request.tests)
     run, sources, notes, delegated, uses, monitor = [], [], [], set(), [], []
-    student = [(index, cell) for index, cell in enumerate(cells)
-               if cell.get("cell_type") == "code" and not is_test_cell(cell)
-               and grade_id(cell) not in test_ids]
+    student = {}
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") == "code" and not is_test_cell(cell) \
+                and grade_id(cell) not in test_ids:
+            source = cell_source(cell)
+            if grade_id(cell) not in request.tasks:
+                source = id_cell_source(source, request.student_id) if is_id_cell(cell) \
+                    else without_import_line(source)
+            student[index] = source
     # The cells share one namespace: an alias bound in one cell is used in another.
-    aliases, star = notebook_bindings(cell_source(c) for _, c in student)
+    aliases, star = notebook_bindings(student.values())
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
         gid = grade_id(cell)
-        source = cell_source(cell)
+        source = student.get(index, cell_source(cell))
         if gid in test_ids or is_test_cell(cell):
             if gid in request.tests and source.strip() != request.tests[gid].strip():
                 notes.append(f"test cell {clean_text(gid, 100)} was changed: tampering detected "
@@ -136,7 +236,7 @@ def _analyse_cells(cells, request):
     if len(unique) > MAX_NOTES:
         unique = unique[:MAX_NOTES] + [f"... and {plural(len(unique) - MAX_NOTES, 'more note')}"]
     return {"cells": run, "notes": unique, "delegated": sorted(delegated), "uses": uses,
-            "monitor": monitor}, sources
+            "monitor": monitor, "student_id": _typed_id(cells)}, sources
 
 
 def _child_work(request):
@@ -246,6 +346,11 @@ class Analysis:
     seconds: float = 0.0                      # the child's wall time
     #: cell index -> names it uses that could disable the watch on forbidden calls
     monitor: dict[int, list[str]] = dataclasses.field(default_factory=dict)
+    #: the id typed in the notebook's id cell (normalised; None: none could be read), why not
+    #: (:func:`~.notebook.read_student_id`'s words), and whether the notebook has an id cell
+    typed_id: str | None = None
+    id_problem: str | None = None
+    has_id_cell: bool = False
 
 
 def _decode(data):
@@ -264,10 +369,18 @@ def _decode(data):
     if offset != len(data):
         raise AnalysisError("the notebook could not be read (its reader stopped while "
                             "answering)")
+    typed = header.get("student_id") or {}
     return header, Analysis(cells, set(header.get("delegated", [])),
                             list(header.get("notes", [])),
                             {int(i): list(u) for i, u in header.get("uses", [])},
-                            monitor={int(i): list(u) for i, u in header.get("monitor", [])})
+                            monitor={int(i): list(u) for i, u in header.get("monitor", [])},
+                            typed_id=_text_or_none(typed.get("typed")),
+                            id_problem=_text_or_none(typed.get("problem")),
+                            has_id_cell=typed.get("cell") is True)
+
+
+def _text_or_none(value):
+    return value if isinstance(value, str) else None
 
 
 def _run(request, timeout, deadline, memory_mb):
@@ -296,7 +409,8 @@ def _run(request, timeout, deadline, memory_mb):
     return header, result
 
 
-def _request(data, assignment, watch=(), grade=True, copy_to=None, manual_dir=None):
+def _request(data, assignment, watch=(), grade=True, copy_to=None, manual_dir=None,
+             student_id=None):
     if not isinstance(data, bytes):
         raise TypeError(f"notebook must be the notebook's bytes, not {type(data).__name__}")
     return Request(data, list(assignment.tasks),
@@ -304,23 +418,26 @@ def _request(data, assignment, watch=(), grade=True, copy_to=None, manual_dir=No
                     for t in assignment.tests},
                    [gid for gid, _ in assignment.manual], sorted({REFERENCE, *watch}),
                    str(copy_to) if copy_to else None, str(manual_dir) if manual_dir else None,
-                   grade)
+                   grade, student_id=student_id)
 
 
 def analyse(notebook: bytes, assignment: Assignment, *, timeout: float,
             deadline: float | None = None, watch: Iterable[str] = (),
-            memory_mb: int = MEMORY_MB) -> Analysis:
+            memory_mb: int = MEMORY_MB, student_id: str | None = None) -> Analysis:
     """Read a submitted notebook's code (``notebook``: its bytes, as
     :class:`~.submissions.Submission` holds them) in a limited child process (see the module's
     docstring).
 
     ``timeout`` (seconds) and ``deadline`` (a ``time.monotonic()`` value, the end of the
     student's budget) bound the child's wall time, ``memory_mb`` what it may allocate; ``watch``
-    adds qualified names to report per cell (:attr:`Analysis.uses`). Raises
-    :class:`AnalysisError` with the reason for the student (not a notebook, too many cells, out
-    of time or memory).
+    adds qualified names to report per cell (:attr:`Analysis.uses`). ``student_id`` is what
+    the cells bind to ``STUDENT_ID`` in place of the id cell's value (the roster's id, or None
+    when variants are off; :func:`id_cell_source`); the id typed in the notebook is read here
+    (:attr:`Analysis.typed_id`). Raises :class:`AnalysisError` with the reason for the student
+    (not a notebook, too many cells, out of time or memory).
     """
-    return _run(_request(notebook, assignment, watch), timeout, deadline, memory_mb)[1]
+    return _run(_request(notebook, assignment, watch, student_id=student_id), timeout,
+                deadline, memory_mb)[1]
 
 
 def answer_sources(notebook: bytes, tasks: Iterable[str], *, timeout: float = 60.0,

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..._files import write_text
@@ -234,9 +234,47 @@ def _grade_intake(name, assignment, root, submissions, out, intake, kept, carrie
                                                 default=0.0), 3)}
     OutFolder(out).write_results(results, assignment, found, run)
     _finish_gradebook(book)
+    for line in id_summary(results):
+        print(line, file=sys.stderr)
     for line in failures:
         print(f"warning: {line}", file=sys.stderr)
     return assignment, results
+
+
+#: Students named per line of :func:`id_summary` (the rest are counted).
+MAX_NAMED = 10
+
+
+def _named(items):
+    shown = [clean_text(i, 150) for i in items[:MAX_NAMED]]
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def id_summary(results: Mapping[str, GradeResult]) -> list[str]:
+    """The lines `grade` prints after grading about the ids typed in the notebooks: those
+    carrying another id than the one they were handed in under, and those whose id cell is
+    missing, empty or malformed (none: nothing to say). The id is read where the notebook is
+    read for grading (:func:`~.analysis.analyse`'s limited child), so it is said at the end
+    of the run, below the intake paragraph; every page and results.json record it too."""
+    other = sorted((s, r.id_check.typed) for s, r in results.items()
+                   if r.id_check and r.id_check.problem == "other")
+    lines = []
+    if other:
+        lines.append(f"ids: {plural(len(other), 'notebook')} "
+                     f"{'carries' if len(other) == 1 else 'carry'} another id than the one "
+                     "they were handed in under (graded with the roster id's variant; see "
+                     "their feedback): " + _named([f"{s} (typed {t})" for s, t in other]))
+    unread = {}
+    for s, r in sorted(results.items()):
+        if r.id_check and r.id_check.problem in ("missing", "empty", "malformed"):
+            unread.setdefault(r.id_check.problem, []).append(s)
+    if unread:
+        words = {"empty": "empty", "malformed": "malformed", "missing": "no id cell"}
+        lines.append(f"ids: {plural(sum(map(len, unread.values())), 'notebook')} without a "
+                     "course id in the id cell (graded with the roster id's variant): "
+                     + "; ".join(f"{words[k]}: {_named(v)}" for k, v in sorted(unread.items())))
+    return lines
 
 
 def _prepare_out(out, kept):

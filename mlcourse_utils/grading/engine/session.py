@@ -11,21 +11,23 @@ limit and a total budget per student.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from ...course import BUDGET_FACTOR
+from .. import variants
 from ..graded.reasons import cell_stopped
-from ..graded.results import MAX_CELL_WARNINGS, GradeResult
+from ..graded.results import MAX_CELL_WARNINGS, GradeResult, IdCheck
 from ..intake.submissions import Submission
 from ..names import REFERENCE, matches, scan_code
 from ..notebook import Assignment, compile_cell
 from ..protocol import RemoteError, SandboxError
 from ..sandbox.channel import Sandbox
 from ..text import clean_text
-from .analysis import AnalysisError, analyse, render_pages
+from .analysis import Analysis, AnalysisError, analyse, render_pages
 from .checking import Fatal, run_tests, sandbox_reason, setup_names
 from .options import DEFAULTS, GradingOptions
 
@@ -292,6 +294,13 @@ def grade_notebook(assignment: Assignment, submission: Submission,
     tests; ``memory_mb``, the sandbox's. ``secret`` (bytes) seeds the hidden tests' random
     inputs together with the student id (:func:`~.checks.hidden_rng`); None: the development
     seed. It never leaves this process. ``hidden``: folders the sandbox must not see.
+
+    The sandbox runs the variant of ``submission.student`` (the roster's id), never the id
+    typed in the notebook: a first cell of the grader's (:func:`sandbox_prelude`) binds
+    ``STUDENT_ID`` and defines ``variant``, the id cell runs the roster's id and the import
+    line of ``variant`` outside answer cells binds the grader's (:func:`~.analysis.analyse`).
+    The typed id is compared with the roster's in ``result.id_check`` (:func:`check_id`): a
+    flag for the teaching assistants, never a point.
     """
     start = time.monotonic()
     result = GradeResult(submission.student, assignment.name)
@@ -301,11 +310,13 @@ def grade_notebook(assignment: Assignment, submission: Submission,
     forbidden = {t: names for t, names in assignment.forbidden.items() if names}
     watched = sorted({n for names in forbidden.values() for n in names})
     deadline = start + limits.student_timeout
+    bound_id = setup_names(assignment, submission.student)[variants.ID_NAME]
     try:
         found = analyse(submission.data, assignment, timeout=limits.timeout, deadline=deadline,
-                        watch=watched)
+                        watch=watched, student_id=bound_id)
     except AnalysisError as exc:
         return _zero(result, assignment, clean_text(str(exc), 500), start)
+    result.id_check = check_id(found, submission.student, assignment.variants)
     result.notes.extend(found.notes)
     if copy_to or manual_dir:  # a failure here costs only these pages, never points
         problem = render_pages(submission.data, assignment, timeout=limits.timeout,
@@ -313,7 +324,8 @@ def grade_notebook(assignment: Assignment, submission: Submission,
         if problem:
             result.notes.append("your notebook's copy for the teaching assistants (written "
                                 f"answers, formgrader) could not be made in full: {problem}")
-    session = _Session(found.cells, limits, hidden, start=start, watch=watched,
+    cells = [(PRELUDE_CELL, sandbox_prelude(bound_id), None), *found.cells]
+    session = _Session(cells, limits, hidden, start=start, watch=watched,
                        preload=assignment.preload)
     try:
         try:
@@ -328,11 +340,55 @@ def grade_notebook(assignment: Assignment, submission: Submission,
     return _finished(result, session, start)
 
 
+#: The index of the cell the grader runs before the student's (:func:`sandbox_prelude`): not
+#: a cell of the notebook, so that "cell N" in every message is still the student's cell N.
+PRELUDE_CELL = -1
+
+
+@functools.lru_cache(maxsize=1)
+def _variants_text() -> str:
+    return Path(variants.__file__).read_text(encoding="utf-8")
+
+
+def sandbox_prelude(student_id: str | None) -> str:
+    """The cell the sandbox runs before the notebook's: ``STUDENT_ID`` bound to the roster's
+    id (``student_id``; None when variants are off), and ``_mlcourse_variant``, the function
+    :func:`~.variants.variant` defined from the text of its module (standard library only),
+    which the notebook's import line stands for there (:data:`~.analysis.VARIANT_BINDING`):
+    the course package itself is a decoy in the sandbox, whose import earns nothing."""
+    return (f"{variants.ID_NAME} = {student_id!r}\n"
+            "def _mlcourse_variant_module():\n"
+            "    namespace = {'__name__': 'mlcourse_variants'}\n"
+            f"    exec(compile({_variants_text()!r}, '<mlcourse variants>', 'exec'), namespace)\n"
+            "    return namespace['variant']\n"
+            "_mlcourse_variant = _mlcourse_variant_module()\n"
+            "del _mlcourse_variant_module\n")
+
+
+def check_id(found: Analysis, student: str, enabled: bool = True) -> IdCheck:
+    """The id typed in the notebook (``found``: the child's reading, :func:`~.analysis.analyse`)
+    against ``student``, the roster's id the submission is graded under. With variants off
+    (``enabled`` False) only another student's id is a problem."""
+    typed = found.typed_id
+    matches = typed is not None and typed == variants.normalize_id(student)
+    if matches:
+        return IdCheck(typed, True)
+    if typed is not None:
+        return IdCheck(typed, False, "other")
+    if not enabled:
+        return IdCheck(None, False)
+    if not found.has_id_cell:
+        return IdCheck(None, False, "missing", found.id_problem or "")
+    empty = found.id_problem == variants.id_problem("")
+    return IdCheck(None, False, "empty" if empty else "malformed", found.id_problem or "")
+
+
 def _zero(result, assignment, reason, start):
     """The student's result when nothing could be graded: zero for every task, with ``reason``
     (and the notes found so far)."""
     zero = GradeResult.zero(result.student, assignment, reason)
     zero.notes = result.notes
+    zero.id_check = result.id_check
     zero.seconds = time.monotonic() - start
     return zero.bound()
 
@@ -343,6 +399,9 @@ def _finished(result, session, start):
     for index in sorted(session.delegation_cells):
         result.notes.append(f"cell {index + 1} imports mlcourse_utils, which is not available "
                             "while grading")
+    if PRELUDE_CELL in session.cell_errors:  # (the grader's own cell: not the student's)
+        result.notes.append("the grader's first cell (STUDENT_ID and variant) failed: "
+                            f"{session.cell_errors.pop(PRELUDE_CELL)}")
     result.cell_errors = [(i + 1, msg) for i, msg in sorted(session.cell_errors.items())]
     result.cell_warnings = session.cell_warnings
     result.output = "\n".join(o for o in session.outputs if o.strip())

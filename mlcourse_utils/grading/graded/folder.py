@@ -39,6 +39,7 @@ from .model import (
     student_total,
 )
 from .out import GRADEBOOK, GRADES, MANUAL, RESULTS, TASK_SCORES, TIMESTAMPS, OutFolder
+from .results import IdCheck
 
 # ------------------------------------------------------------------ small readers
 
@@ -229,6 +230,7 @@ class _Reading:
                 rec.overrides[str(task)] = (value, auto, _str(o.get("reason")))
         notes = entry.get("notes") if isinstance(entry.get("notes"), list) else []
         rec.notes = [n for n in notes if isinstance(n, str)]
+        rec.id_check = IdCheck.from_json(entry.get("id_check"))
 
     def _rows(self, path: Path, columns: tuple[str, ...]) -> Iterable[tuple[str, dict, float,
                                                                                float]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .results import GradeResult
+from .results import GradeResult, IdCheck
 
 
 def penalised(points: float, percent: float) -> float:
@@ -62,6 +62,8 @@ class StudentRecord:
     time: str | None = None        # submission time (ISO), where recorded
     time_source: str = ""          # where that time came from
     feedback: Path | None = None   # the feedback page, when it exists
+    #: the id typed in the notebook against the roster's (None: not recorded)
+    id_check: IdCheck | None = None
 
 
 @dataclasses.dataclass

@@ -50,6 +50,41 @@ class TestResult:
     warnings: list[str] = dataclasses.field(default_factory=list)
 
 
+#: Kinds of :attr:`IdCheck.problem` in words (for the TA: the printed summary, the report).
+ID_PROBLEMS = {"missing": "no id cell", "empty": "the id cell is empty",
+               "malformed": "the id cell does not hold a course id",
+               "other": "another student's id"}
+
+
+@dataclasses.dataclass
+class IdCheck:
+    """The id typed in a notebook's id cell against the roster's id it was graded under.
+
+    A flag for the teaching assistant, never a point lost: the notebook was graded with the
+    roster id's variant whatever it says. ``typed``: the typed id, normalised (None when none
+    could be read); ``matches``: it is the roster's id; ``problem``: "" or a key of
+    :data:`ID_PROBLEMS`; ``detail``: why the id could not be read, in words.
+    """
+
+    typed: str | None
+    matches: bool
+    problem: str = ""
+    detail: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> IdCheck | None:
+        """An IdCheck from results.json (None when absent or not one: an older grader's)."""
+        if not isinstance(data, dict):
+            return None
+        typed = data.get("typed")
+        problem = data.get("problem")
+        return cls(clean_text(typed, 200) if isinstance(typed, str) else None,
+                   data.get("matches") is True,
+                   problem if problem in ID_PROBLEMS else "",
+                   clean_text(data.get("detail"), 300) if isinstance(data.get("detail"), str)
+                   else "")
+
+
 @dataclasses.dataclass
 class GradeResult:
     """One student's grading: every test's outcome and the reasons and remarks for the feedback."""
@@ -67,6 +102,8 @@ class GradeResult:
     #: task -> {"points": ..., "reason": ...}: a teaching assistant's override of the task's
     #: autograded points (``mlcourse grade-import OUT overrides.csv``, :mod:`.overrides`).
     overrides: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    #: the id typed in the notebook against the roster's (None: no notebook was read)
+    id_check: IdCheck | None = None
 
     def autograded_task_score(self, task: str) -> float:
         """What the tests of ``task`` earned (before any override)."""
@@ -178,6 +215,7 @@ def parse_results(data: Any) -> tuple[str, dict[str, GradeResult], dict[str, boo
         r = dict(r)
         r["tests"] = [TestResult(**t) for t in r["tests"]]
         r["cell_errors"] = [tuple(e) for e in r["cell_errors"]]
+        r["id_check"] = IdCheck.from_json(r.get("id_check"))
         results[student] = GradeResult(**r)
     defences = {str(k): v is True for k, v in data.get("defences", {}).items()}
     return data["assignment"], results, defences, dict(data.get("run", {}))

@@ -123,6 +123,16 @@ class Override:
 
 
 @dataclasses.dataclass
+class IdFlag:
+    """A notebook whose id cell does not hold the id it was handed in under (a flag for the
+    teaching assistants, never points lost)."""
+
+    student: str
+    problem: str       # a key of results.ID_PROBLEMS
+    typed: str | None  # the id typed (for "other")
+
+
+@dataclasses.dataclass
 class Late:
     """Late penalties of one assignment, or why they are not shown."""
 
@@ -154,6 +164,13 @@ class AssignmentReport:
     late: Late
     timeouts: list[Timeout] = dataclasses.field(default_factory=list)
     overrides: list[Override] = dataclasses.field(default_factory=list)
+    ids: list[IdFlag] = dataclasses.field(default_factory=list)
+
+    def id_counts(self) -> dict[str, int]:
+        """``{problem: notebooks}`` of :attr:`ids`, in the order of ``ID_PROBLEMS``."""
+        from ..graded.results import ID_PROBLEMS
+
+        return {k: n for k in ID_PROBLEMS if (n := sum(f.problem == k for f in self.ids))}
 
     @property
     def name(self) -> str:

@@ -18,6 +18,8 @@ From one or more graded folders (read by :mod:`.graded.folder`),
   unreadable notebooks, forbidden calls, delegation, tampering, late penalties when a due-date
   configuration is given);
 * manual-grading progress per manually graded cell;
+* the notebooks whose id cell does not hold the id they were handed in under (another
+  student's id, or an empty, malformed or missing id cell: the anonymous copy counts them);
 
 and across assignments the students below a threshold on two or more. :func:`write_report` writes
 ``DIR/index.html`` (no script, no network: a content security policy allows only the files next
@@ -40,6 +42,7 @@ from ..graded.folder import read_graded_folder
 from ..graded.model import GradedFolderError
 from ..graded.out import RESULTS
 from ..graded.reasons import CATEGORIES
+from ..graded.results import ID_PROBLEMS
 from ..text import csv_text
 from .class_figures import (
     check_words,
@@ -113,6 +116,8 @@ def _tables(r: AssignmentReport, folder: Path, anonymous: bool) -> None:
     _write_csv(folder / f"{r.slug}_not_the_answer_students.csv",
                ["student_id", "category", "task", "reason"],
                [[f.student, f.category, f.task, f.reason] for f in r.failures])
+    _write_csv(folder / f"{r.slug}_ids.csv", ["student_id", "problem", "typed_id"],
+               [[f.student, f.problem, f.typed or ""] for f in r.ids])
     _write_csv(folder / f"{r.slug}_timeouts.csv", ["student_id", "task", "where", "reason"],
                [[x.student, x.task, x.where, x.reason] for x in r.timeouts])
     _write_csv(folder / f"{r.slug}_overrides.csv",
@@ -180,7 +185,7 @@ def write_report(report: ClassReport, out: Path | str, anonymous: bool = False) 
         report=report, sections=sections, overview=overview, anonymous=anonymous,
         categories=CATEGORIES, top_checks=TOP_CHECKS, feedback_link=feedback_link,
         nearly_all=NEARLY_ALL_FAIL, min_students=MIN_STUDENTS,
-        margin=SAME_RATE_MARGIN, results_file=RESULTS)
+        margin=SAME_RATE_MARGIN, results_file=RESULTS, id_problems=ID_PROBLEMS)
     write_text(out / "index.html", page)
     return out / "index.html"
 

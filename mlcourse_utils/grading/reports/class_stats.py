@@ -38,6 +38,7 @@ from .class_model import (
     CheckStats,
     ClassReport,
     Failure,
+    IdFlag,
     Late,
     Override,
     ReportError,
@@ -258,10 +259,12 @@ def assignment_report(graded: GradedFolder, slug: str, config: Any = None,
     for t in tasks:
         t.timed_out = sum(1 for x in lost if x.task == t.task)
         t.overridden = sum(1 for o in overrides if o.task == t.task)
+    ids = [IdFlag(s, c.problem, c.typed) for s in students
+           if (c := graded.students[s].id_check) is not None and c.problem]
     return AssignmentReport(
         graded, slug, students, participants, totals, _mean(values), _median(values), full,
         len(values) - full - zero, zero, _histogram(values, top), tasks,
-        checks, failures, _late(graded, config, config_note), lost, overrides)
+        checks, failures, _late(graded, config, config_note), lost, overrides, ids)
 
 
 def build_report(folders: Sequence[GradedFolder], threshold: float = DEFAULT_THRESHOLD,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..._files import write_text
 from ..graded.out import FEEDBACK, OutFolder
 from ..graded.results import GradeResult, points
+from ..text import clean_text
 
 if TYPE_CHECKING:
     from ..notebook import Assignment
@@ -63,10 +64,32 @@ def write_feedback(result: GradeResult, assignment: Assignment, path: Path | str
     total = student_total(result, assignment.manual, manual, late["penalty"] if late else 0.0,
                           assignment.max_score)
     page = _template().render(result=result, assignment=assignment, total=total,
+                              id_sentence=id_sentence(result),
                               notes=list(dict.fromkeys(result.notes)),
                               output=result.output[-5000:] if result.output.strip() else "",
                               manual=rows, late=late)
     write_text(path, page)
+
+
+def id_sentence(result: GradeResult) -> str:
+    """One sentence for the student when the id typed in the notebook is not the one it was
+    handed in under ("" when it is, or when there is nothing to say). It costs no points: the
+    notebook was graded with the variant of the id it was handed in under."""
+    check = result.id_check
+    if check is None or not check.problem:
+        return ""
+    you = clean_text(result.student, 200)
+    by_hand = (f"the teaching assistants mark the answers graded by hand against the numbers "
+               f"of {you}'s variant (the id it was handed in under)")
+    if check.problem == "other":
+        return (f"The notebook's STUDENT_ID says {clean_text(check.typed, 200)} but it was "
+                f"handed in as {you}; it was graded with {you}'s variant (this costs no points "
+                "by itself: a teaching assistant will look at it).")
+    if check.problem == "empty":
+        return f"STUDENT_ID is empty: {by_hand}."
+    if check.problem == "missing":
+        return f"The notebook has no STUDENT_ID cell: {by_hand}."
+    return f"STUDENT_ID does not hold a course id ({clean_text(check.detail, 200)}): {by_hand}."
 
 
 #: nbgrader's ``generate_feedback`` writes ``feedback/<student>/<assignment>/...`` in its course

@@ -108,3 +108,88 @@ def test_pages_that_cannot_be_made_cost_only_the_pages(tmp_path, demo_assignment
                                  manual_dir=tmp_path / "ok") is None
     page = (tmp_path / "ok" / "0.html").read_text()
     assert r'<span class="math">\(a &lt; b\)</span>' in page and "&lt;b&gt;bold" in page
+
+
+# ------------------------------------------------------------------ the id cell and the variant
+
+
+def _id_cell(source):
+    return {"cell_type": "code", "metadata": {"mlcourse": {"role": "student_id"}},
+            "source": source, "outputs": [], "execution_count": None}
+
+
+@pytest.mark.parametrize("source,bound,expected", [
+    # the release's line: one line, the roster's id in its place (repr: a Python literal)
+    ('STUDENT_ID = "s7"  # your course id', "s2", "STUDENT_ID = 's2'"),
+    # other code of the cell keeps its lines (cell line 2 is still line 2)
+    ('STUDENT_ID = "s7"\nimport math', "s2", "STUDENT_ID = 's2'\nimport math"),
+    ('STUDENT_ID = (\n    "s7")\nx = 1', "s2", "STUDENT_ID = 's2'\n\nx = 1"),
+    ('STUDENT_ID: str = "s7"', None, "STUDENT_ID = None"),
+    # what cannot be read that way becomes the one line: the typed value never runs
+    ('STUDENT_ID = "s7"; import os', "s2", "STUDENT_ID = 's2'"),
+    ('STUDENT_ID = __import__("os").getcwd(', "s2", "STUDENT_ID = 's2'"),
+    ('%time\nSTUDENT_ID = "s7"', "s2", "STUDENT_ID = 's2'"),
+    ('STUDENT_ID = "' + "x" * 300_000 + '"', "s2", "STUDENT_ID = 's2'"),
+    # an odd roster id is still one literal
+    ('STUDENT_ID = ""', "o'brien\"\\", "STUDENT_ID = 'o\\'brien\"\\\\'"),
+])
+def test_the_id_cell_binds_the_roster_id(source, bound, expected):
+    """Expected sources written by hand; each is valid Python that binds ``bound``."""
+    import ast
+
+    got = analysis.id_cell_source(source, bound)
+    assert got == expected
+    namespace = {}
+    exec(compile(ast.parse(got), "<id>", "exec"), namespace)  # (our own text)
+    assert namespace["STUDENT_ID"] == bound
+
+
+def test_only_the_exact_import_line_is_bound_to_the_sandbox_variant():
+    """By hand: the release's line (outer spaces aside, indentation kept) becomes the binding;
+    an edited import stays what it was (and meets the decoy)."""
+    line = "from mlcourse_utils.grading import variant"
+    assert analysis.without_import_line(f"import numpy as np\n{line}\nV = 1") == \
+        "import numpy as np\nvariant = _mlcourse_variant\nV = 1"
+    assert analysis.without_import_line(f"if True:\n    {line}  ") == \
+        "if True:\n    variant = _mlcourse_variant"
+    for edited in (f"{line} as v", "from mlcourse_utils.grading import variant, hidden_rng",
+                   f"{line}; import mlcourse_utils.mle"):
+        assert analysis.without_import_line(edited) == edited
+
+
+def test_analyse_runs_the_roster_id_and_reads_the_typed_one(tmp_path, demo_assignment):
+    """The id cell (cell 1) runs the roster's id, the setup's import line is bound to the
+    sandbox's variant outside answer cells only (no note, no delegation); the answer cell g
+    that imports it still delegates. The typed id is read, normalised (NFC, case folded)."""
+    line = "from mlcourse_utils.grading import variant"
+    path = _notebook(tmp_path / "nb.ipynb", [
+        _id_cell('STUDENT_ID = " S7 "'),
+        _code(f"import math\n{line}\nV = variant('mle', STUDENT_ID)"),
+        _code("def f(x):\n    return x", grade_id="f", solution=True, grade=False),
+        _code(f"{line}\ndef g(x):\n    return 2", grade_id="g", solution=True, grade=False),
+    ])
+    found = analysis.analyse(path.read_bytes(), demo_assignment, timeout=60, student_id="s2")
+    sources = {i: s for i, s, _ in found.cells}
+    assert sources[0] == "STUDENT_ID = 's2'"
+    assert sources[1] == "import math\nvariant = _mlcourse_variant\nV = variant('mle', STUDENT_ID)"
+    assert sources[3].startswith(line)
+    assert found.delegated == {"g"}
+    assert not any("imports mlcourse_utils" in n for n in found.notes), found.notes
+    assert (found.typed_id, found.id_problem, found.has_id_cell) == ("s7", None, True)
+
+
+@pytest.mark.parametrize("cells,typed,problem", [
+    ([_code("x = 1")], None, "no id cell"),
+    ([_id_cell('STUDENT_ID = ""')], None, "STUDENT_ID is empty"),
+    ([_id_cell('STUDENT_ID = "<script>alert(1)</script>"')], None, "characters"),
+    ([_id_cell('STUDENT_ID = "' + "<b>" * 400_000 + '"')], None, "1200015 characters"),
+    ([_id_cell('STUDENT_ID = "' + "a" * 65 + '"')], None, "65 characters"),
+])
+def test_analyse_says_why_the_typed_id_is_not_one(tmp_path, demo_assignment, cells, typed,
+                                                  problem):
+    """A missing, empty, hostile (markup, 1.2 MB) or too long id: no id, the reason bounded."""
+    path = _notebook(tmp_path / "nb.ipynb", cells)
+    found = analysis.analyse(path.read_bytes(), demo_assignment, timeout=60, student_id="s2")
+    assert found.typed_id is typed
+    assert problem in found.id_problem and len(found.id_problem) <= 300
+    assert found.cells[0][1] == ("x = 1" if found.has_id_cell is False else "STUDENT_ID = 's2'")

@@ -182,3 +182,119 @@ def test_a_timeout_is_named_a_timeout_in_the_function_and_in_its_cell(tmp_path):
     assert "does not define" not in test_f.message
     assert (2, "timed out after 3 s (the time limit per cell and per test)") in \
         result.cell_errors
+
+
+# ------------------------------------------------------------------ the student's variant
+
+
+def test_the_sandbox_prelude_defines_variant_as_the_package_does():
+    """The grader's first cell, run in a bare namespace (no course package needed), binds the
+    roster id and a variant that gives the package's variant (same parameters, same rows)."""
+    from mlcourse_utils.grading import variants
+
+    namespace = {}
+    exec(session.sandbox_prelude("S2"), namespace)  # (our own text)
+    assert namespace["STUDENT_ID"] == "S2"
+    theirs = namespace["_mlcourse_variant"]("bayes", "S2")
+    ours = variants.variant("bayes", "S2")
+    assert dict(theirs) == dict(ours) and theirs.student_id == "s2"
+    assert theirs.rows(569, 300, "start") == ours.rows(569, 300, "start")
+    namespace = {}
+    exec(session.sandbox_prelude(None), namespace)
+    assert namespace["STUDENT_ID"] is None
+    assert namespace["_mlcourse_variant"]("mle", None).enabled is False
+
+
+def _variant_course(tmp_path, variants_on=True):
+    """A course whose answers return what the sandbox holds: STUDENT_ID (f) and the setup's
+    variant (g); h imports the variant in its answer cell (delegation)."""
+    import nbformat
+
+    line = "from mlcourse_utils.grading import variant"
+    id_cell = nbformat.v4.new_code_cell('STUDENT_ID = ""')
+    id_cell.metadata["mlcourse"] = {"role": "student_id"}
+    root = _course_with(tmp_path, [
+        id_cell,
+        _cell(f"import math\n{line}\nV = variant('bayes', STUDENT_ID)"),
+        _cell("def f():\n    return STUDENT_ID", grade_id="f", solution=True, grade=False),
+        _cell("assert f() == STUDENT_ID, f()", grade_id="test_f", grade=True, solution=False,
+              points=1),
+        _cell("def g():\n    return [V.student_id, list(V['prior']), V['start']]", grade_id="g",
+              solution=True, grade=False),
+        _cell("assert g() == [V.student_id, list(V['prior']), V['start']], g()",
+              grade_id="test_g", grade=True, solution=False, points=1),
+        _cell(f"{line}\ndef h():\n    return 1", grade_id="h", solution=True, grade=False),
+        _cell("assert h() == 1", grade_id="test_h", grade=True, solution=False, points=1),
+    ])
+    path = root / "solutions" / "demo" / "demo.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["mlcourse"] = {"variants": variants_on}
+    nbformat.write(nb, path)
+    return root, nb
+
+
+def _typed(nb, source, append=()):
+    import json
+
+    import nbformat
+
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.cells[0].source = source
+    nb.cells += [nbformat.v4.new_code_cell(s) for s in append]
+    return json.dumps(nb).encode()
+
+
+@pytest.mark.slow
+def test_the_sandbox_runs_the_roster_student_s_variant(tmp_path):
+    """A notebook handed in as s2 whose id cell says s7: its cells see STUDENT_ID = 's2' and
+    s2's variant (f and g earn their points: the tests compare with the grader's variant of
+    s2, from the package), the setup's import line earns no note, the answer importing the
+    package earns nothing; the id is flagged, never costs a point; "cell N" is the student's
+    cell N (an error in the appended cell 10)."""
+    import json
+
+    from mlcourse_utils.grading import variants
+    from mlcourse_utils.grading.graded.results import IdCheck
+    from mlcourse_utils.grading.intake.submissions import Submission
+
+    root, nb = _variant_course(tmp_path)
+    a = notebook.load_assignment("demo", root)
+    assert variants.variant("bayes", "s2") != variants.variant("bayes", "s7")  # (else moot)
+    limits = GradingOptions(timeout=20, student_timeout=120, memory_mb=1024)
+    data = _typed(nb, 'STUDENT_ID = "s7"', ["print('sandbox:', STUDENT_ID, V.student_id)",
+                                           "1 / 0"])
+    copy = tmp_path / "copy.ipynb"
+    result = session.grade_notebook(a, Submission("s2", data), limits, copy_to=copy)
+    copied = [c["source"] for c in json.loads(copy.read_text())["cells"]]
+    assert copied[0] == 'STUDENT_ID = "s7"'  # the formgrader copy keeps what was written
+    assert "from mlcourse_utils.grading import variant" in copied[1]
+    assert {t: result.task_score(t) for t in a.tasks} == {"f": 1, "g": 1, "h": 0}, \
+        (result.tests, result.notes, result.cell_errors, result.output)
+    assert "sandbox: s2 s2" in result.output
+    assert not any("mlcourse_utils" in n for n in result.notes), result.notes
+    assert "mlcourse_utils" in result.reasons["h"]
+    assert [n for n, _ in result.cell_errors] == [7, 10]  # h's import, then 1 / 0
+    assert result.cell_errors[1] == (10, "ZeroDivisionError: division by zero")
+    assert result.id_check == IdCheck("s7", False, "other")
+    # its own id: no flag; an id cell left empty: flagged, the same points
+    same = session.grade_notebook(a, Submission("s2", _typed(nb, 'STUDENT_ID = "S2"')), limits)
+    assert same.id_check == IdCheck("s2", True) and same.score == 2
+    empty = session.grade_notebook(a, Submission("s2", _typed(nb, 'STUDENT_ID = ""')), limits)
+    assert empty.id_check.problem == "empty" and empty.score == 2
+
+
+@pytest.mark.slow
+def test_with_variants_off_the_sandbox_binds_none_and_an_empty_id_is_no_problem(tmp_path):
+    """variants: false: STUDENT_ID is None in the sandbox (f() == None earns its point), the
+    release's ``STUDENT_ID = None`` is no problem; another student's id still is."""
+    from mlcourse_utils.grading.intake.submissions import Submission
+
+    root, nb = _variant_course(tmp_path, variants_on=False)
+    a = notebook.load_assignment("demo", root)
+    assert a.variants is False
+    limits = GradingOptions(timeout=20, student_timeout=120, memory_mb=1024)
+    result = session.grade_notebook(a, Submission("s2", _typed(nb, "STUDENT_ID = None")), limits)
+    assert result.task_score("f") == 1 and result.task_score("g") == 1, result.tests
+    assert result.id_check.problem == "" and result.id_check.typed is None
+    other = session.grade_notebook(a, Submission("s2", _typed(nb, 'STUDENT_ID = "s7"')), limits)
+    assert other.id_check.problem == "other"

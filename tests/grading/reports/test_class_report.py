@@ -514,6 +514,50 @@ def test_hostile_text_is_shown_as_text_and_the_page_runs_nothing(tmp_path):
         assert "<script" not in svg.read_text(encoding="utf-8")
 
 
+def test_ids_other_than_the_one_handed_in_under_are_listed_and_counted(tmp_path):
+    """By hand: of five notebooks, one carries another student's id (s2, typed s7), one an
+    empty id cell, one a hostile 1 MB id (markup); two are fine. The instructor's copy counts
+    them (another student's id: 1; the id cell is empty: 1; not a course id: 1) and lists who
+    with the typed id (escaped, cut); the anonymous copy counts only, with no id anywhere.
+    No point is lost for an id."""
+    from mlcourse_utils.grading.graded.results import IdCheck
+
+    a = toy_assignment()
+    evil = "<script>alert(1)</script>" * 40_000
+    ids = {"stu-ok-q7zx1": IdCheck("stu-ok-q7zx1", True), "stu-two-q7zx2":
+           IdCheck("stu-seven-q7zx7", False, "other"),
+           "stu-empty-q7zx3": IdCheck(None, False, "empty", "STUDENT_ID is empty"),
+           "stu-evil-q7zx4": IdCheck(None, False, "malformed", evil), "stu-old-q7zx5": None}
+    results = {}
+    for s, check in ids.items():
+        results[s] = student_result(s, a)
+        results[s].id_check = check
+    folder = write_folder(tmp_path / "toy", results, a)
+    data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    data["students"]["stu-evil-q7zx4"]["id_check"]["typed"] = evil  # (as a forged file would)
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    report = make_report([folder], tmp_path / "instructor", root=tmp_path)
+    (r,) = report.assignments
+    assert r.id_counts() == {"empty": 1, "malformed": 1, "other": 1}
+    assert all(v == a.max_score for v in r.totals.values())
+    text = (tmp_path / "instructor" / "index.html").read_text(encoding="utf-8")
+    section = text.split("<h3>Notebooks whose id", 1)[1].split("<h3>", 1)[0]
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", section))
+    assert "another student's id: 1" in plain and "the id cell is empty: 1" in plain
+    assert "stu-two-q7zx2" in plain and "stu-seven-q7zx7" in plain
+    assert "<script>" not in text and len(section) < 5000
+    rows = read_csv(tmp_path / "instructor" / "tables" / "toy_ids.csv")
+    assert {(x["student_id"], x["problem"]) for x in rows} == {
+        ("stu-two-q7zx2", "other"), ("stu-empty-q7zx3", "empty"),
+        ("stu-evil-q7zx4", "malformed")}
+    make_report([folder], tmp_path / "anonymous", anonymous=True, root=tmp_path)
+    out = tmp_path / "anonymous"
+    text = (out / "index.html").read_text(encoding="utf-8")
+    assert "another student&#39;s id: 1" in text or "another student's id: 1" in text
+    assert not (out / "tables" / "toy_ids.csv").exists()
+    assert not [p for p in out.rglob("*") if p.is_file() and b"q7zx" in p.read_bytes()]
+
+
 # ----------------------------------------------------------------------------- figures and files
 
 

@@ -171,3 +171,57 @@ def test_feedback_page_escapes_and_explains(tmp_path):
     assert "<script>" not in page and "<img" not in page and "<b>eve" not in page
     assert "&lt;script&gt;" in page and "timed out after 6 s" in page
     assert "0 / 2" in page and "derivation" in page and "secret_code" not in page
+
+
+@pytest.mark.parametrize("check,expected", [
+    (None, ""),
+    (("s2", True, ""), ""),
+    ((None, False, ""), ""),  # variants off: no id to compare, nothing to say
+    (("s7", False, "other"), "The notebook's STUDENT_ID says s7 but it was handed in as s2; "
+                             "it was graded with s2's variant"),
+    ((None, False, "empty"), "STUDENT_ID is empty: the teaching assistants mark the answers "
+                             "graded by hand against the numbers of s2's variant"),
+    ((None, False, "missing"), "The notebook has no STUDENT_ID cell: the teaching assistants"),
+    ((None, False, "malformed", "STUDENT_ID is 3"), "STUDENT_ID does not hold a course id "
+                                                    "(STUDENT_ID is 3): the teaching"),
+])
+def test_the_feedback_says_when_the_notebook_s_id_is_not_the_one_handed_in(tmp_path, check,
+                                                                          expected):
+    """One sentence (written here by hand) on the page, above the tasks; never a point."""
+    import html
+
+    from mlcourse_utils.grading.graded.results import GradeResult, IdCheck, TestResult
+    from mlcourse_utils.grading.notebook import Assignment, TestCell
+    from mlcourse_utils.grading.reports.feedback import id_sentence, write_feedback
+
+    a = Assignment("demo", "demo.ipynb", ["f"], [TestCell("test_f", "f", 2.0, "", "f")], [], [],
+                   {"test_f": ""})
+    r = GradeResult("s2", "demo", [TestResult("test_f", "f", 2.0, 2.0, "f")])
+    r.id_check = IdCheck(*check) if check else None
+    assert id_sentence(r).startswith(expected)
+    write_feedback(r, a, tmp_path / "page.html")
+    page = html.unescape((tmp_path / "page.html").read_text())
+    assert (expected in page) if expected else "STUDENT_ID" not in page
+    assert "2 / 2" in page
+
+
+def test_a_hostile_id_is_escaped_and_bounded_on_the_feedback_page(tmp_path):
+    """A 1 MB typed id and detail made of markup and quotes: shown as text, a few hundred
+    characters at most (the page of a clean notebook plus the sentence)."""
+    from mlcourse_utils.grading.graded.results import GradeResult, IdCheck, TestResult
+    from mlcourse_utils.grading.notebook import Assignment, TestCell
+    from mlcourse_utils.grading.reports.feedback import write_feedback
+
+    a = Assignment("demo", "demo.ipynb", ["f"], [TestCell("test_f", "f", 2.0, "", "f")], [], [],
+                   {"test_f": ""})
+    evil = "<script>alert('\"x')</script>" * 40_000
+    pages = {}
+    for name, check in (("clean", None), ("other", IdCheck(evil, False, "other")),
+                        ("malformed", IdCheck(None, False, "malformed", evil))):
+        r = GradeResult("s2", "demo", [TestResult("test_f", "f", 2.0, 2.0, "f")])
+        r.id_check = check
+        write_feedback(r, a, tmp_path / f"{name}.html")
+        pages[name] = (tmp_path / f"{name}.html").read_text()
+    for name in ("other", "malformed"):
+        assert "<script>" not in pages[name] and "&lt;script&gt;" in pages[name]
+        assert len(pages[name]) - len(pages["clean"]) < 2000
