@@ -15,9 +15,10 @@ variant; the model answer's numbers of every variant come from the instructor's
 * a written number that then matches a model number of another variant in the class (the
   variant of one or more other students, or the default variant that the solution notebook is
   written for) is evidence; a question is flagged when at least :data:`MIN_QUOTED` different
-  numbers of one other variant are quoted, and more of them than of the student's own variant
-  (an honest answer quotes its own numbers: a chance match of two rounded numbers of another
-  variant does not outweigh them); the flag names its students and the numbers.
+  numbers of one other variant are quoted, and more of them than numbers of the student's own
+  variant that the other variant does not have (an honest answer quotes its own numbers: a
+  chance match of two rounded numbers of another variant does not outweigh them); the flag
+  names its students and the numbers.
 
 The variant is the one of the id the student is known under (the folder's or the roster's),
 never the id typed in the notebook: a notebook whose id cell holds another student's id is
@@ -180,11 +181,15 @@ def number_flags(students: Mapping[str, Mapping[str, str]], models: ModelNumbers
             if len(found) < min_quoted:
                 continue
             own = variant_key(models.variant(student).question(question))
-            hits, used, mine = defaultdict(list), defaultdict(set), set()
+            hits, used, mine = defaultdict(list), defaultdict(set), defaultdict(int)
             for written in found:
                 if own_values[own].matching(written):
-                    mine.update(label for _, label in own_values[own].matching(written))
-                    continue  # the student's own number (common to both variants, or theirs)
+                    # The student's own number: evidence against every variant that lacks it
+                    # (numbers common to both variants speak for neither).
+                    also = {key for _, (key, _) in every.matching(written)}
+                    for key in values.keys() - also:
+                        mine[key] += 1
+                    continue
                 keys = set()
                 for value, (key, label) in every.matching(written):
                     if key != own and key not in keys and label not in used[key]:
@@ -192,7 +197,7 @@ def number_flags(students: Mapping[str, Mapping[str, str]], models: ModelNumbers
                         used[key].add(label)
                         hits[key].append((written.text, label, format_number(value)))
             for key in values:
-                if len(hits[key]) >= min_quoted and len(hits[key]) > len(mine):
+                if len(hits[key]) >= min_quoted and len(hits[key]) > mine[key]:
                     others = sorted(by_key.get(key, [])) or [DEFAULT_VARIANT]
                     flags.append(VariantFlag(student, "numbers", question, others, hits[key],
                                              models.numbers(question, params_of[key]).words))
