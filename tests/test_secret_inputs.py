@@ -22,6 +22,7 @@ import pytest
 
 import assignment_support as sup
 from mlcourse_utils.grading import hidden_inputs
+from mlcourse_utils.grading.engine.checking import setup_names
 from mlcourse_utils.grading.notebook import load_assignment
 
 SECRETS = [(b"secret-of-term-one-0001", "alice"), (b"secret-of-term-one-0001", "bob"),
@@ -33,7 +34,7 @@ def _task_scores(assignment, answers, secret, student, changed=None):
     ``changed`` (a set of tasks), only the tasks whose tests call a changed one are scored."""
     functions = {}
     for task in assignment.tasks:
-        namespace = {}
+        namespace = setup_names(assignment, student)  # STUDENT_ID, as the grader binds it
         for source in assignment.setup:
             exec(source, namespace)
         exec(answers[task], namespace)
@@ -46,7 +47,7 @@ def _task_scores(assignment, answers, secret, student, changed=None):
     for test in assignment.tests:
         if test.task not in scored:
             continue
-        namespace = {}
+        namespace = setup_names(assignment, student)
         for source in assignment.setup:
             exec(source, namespace)
         namespace.update(functions)

@@ -96,7 +96,7 @@ QUESTIONS: dict[str, dict[str, Question]] = {
         # more than one flower behind QDA ((1, 2, 3), (0, 1, 3) and (2, 3) are not: ties).
         "interpretation_iris_covariance": Question(
             "10", "iris columns {features} (0-3: sepal length, sepal width, petal length, "
-            "petal width); {folds}-fold cross-validation, shuffle seed {shuffle} (0: not "
+            "petal width); {folds}-fold cross-validation, shuffle number {shuffle} (0: not "
             "shuffled)",
             features=((0, 1, 2, 3), (0, 1, 2), (0, 2, 3), (0, 2), (1, 2)),
             folds=(5, 10), shuffle=tuple(range(5))),
