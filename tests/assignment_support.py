@@ -6,7 +6,10 @@ from __future__ import annotations
 import ast
 import copy
 import csv
+import functools
 import importlib
+import importlib.util
+import itertools
 import json
 import subprocess
 import sys
@@ -42,6 +45,31 @@ def load(path):
 
 source = cell_source
 grade_id = notebook_grade_id
+
+
+@functools.cache
+def instructor_reference(name):
+    """``solutions/NAME/instructor_reference.py`` as a module (the hidden tests' references and
+    ``variant_numbers``), loaded once per test process by its path, as the grader loads it."""
+    path = ROOT / "solutions" / name / "instructor_reference.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_instructor_reference_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def every_variant_params(question):
+    """Every parameter combination of a question that varies (a ``variants.Question``), as
+    dicts in the table's order: what ``Question.count`` counts."""
+    names = list(question.params)
+    return [dict(zip(names, values, strict=True))
+            for values in itertools.product(*question.params.values())]
+
+
+def cell_by_id(notebook, cell_id):
+    """The source of the cell with id ``cell_id`` of a notebook (a dict, as :func:`load` reads
+    it)."""
+    return cell_source(next(c for c in notebook["cells"] if c.get("id") == cell_id))
 
 
 def solution_answers(name):

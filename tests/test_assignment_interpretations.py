@@ -130,13 +130,7 @@ def test_ridge_lasso_question_a_without_bmi():
 
 
 def _instructor_reference(name):
-    import importlib.util
-
-    path = sup.ROOT / "solutions" / name / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{name}_instructor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(name)
 
 
 @pytest.mark.parametrize("removed, grid", [("s5", 100), ("bp", 100), ("s1", 100), ("s2", 60),

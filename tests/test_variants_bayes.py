@@ -10,9 +10,7 @@ every variant against the claims of the rubric; the release notebook prints none
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import itertools
 import re
 
 import pytest
@@ -25,16 +23,12 @@ from mlcourse_utils.grading.variants import QUESTIONS, variant
 NAME = "bayes"
 QUESTION = "interpretation_breast_cancer_posterior"
 PARAMS = QUESTIONS[NAME][QUESTION].params
-ALL = [dict(zip(PARAMS, values, strict=True)) for values in itertools.product(*PARAMS.values())]
+ALL = sup.every_variant_params(QUESTIONS[NAME][QUESTION])
 
 
 @pytest.fixture(scope="module")
 def reference():
-    path = sup.ROOT / "solutions" / NAME / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{NAME}_instructor_reference_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(NAME)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +44,7 @@ def every_variant(reference):
 
 
 def _cell(name, cell_id):
-    nb = sup.load(sup.ROOT / name / NAME / f"{NAME}.ipynb")
-    return next(cell_source(c) for c in nb["cells"] if c.get("id") == cell_id)
+    return sup.cell_by_id(sup.load(sup.ROOT / name / NAME / f"{NAME}.ipynb"), cell_id)
 
 
 def _students(count):

@@ -12,7 +12,6 @@ a student's variant.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import itertools
 import json
@@ -36,11 +35,7 @@ SPECIES = ("setosa", "versicolor", "virginica")
 
 
 def _reference():
-    path = sup.ROOT / "solutions" / NAME / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{NAME}_instructor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(NAME)
 
 
 REFERENCE = _reference()
@@ -56,10 +51,6 @@ def accuracy(got, model):
 
 def spread(got, model):
     return got[f"{model} spread (std of the folds)"]
-
-
-def _cell(notebook, cell_id):
-    return "".join(next(c for c in notebook["cells"] if c.get("id") == cell_id)["source"])
 
 
 def _predict(model, X_tr, y_tr, X_te):
@@ -132,8 +123,8 @@ def test_default_variant_reproduces_the_old_question_and_the_model_answer():
         scores = cross_val_score(estimator, iris.data, iris.target, cv=5)
         assert accuracy(got, model) == round(scores.mean(), 3)
         assert spread(got, model) == round(scores.std(), 3)
-    flat = " ".join(_cell(sup.load(sup.ROOT / "solutions" / NAME / f"{NAME}.ipynb"),
-                          "interpretation-iris-covariance").split())
+    solution = sup.load(sup.ROOT / "solutions" / NAME / f"{NAME}.ipynb")
+    flat = " ".join(sup.cell_by_id(solution, "interpretation-iris-covariance").split())
     assert "LDA and QDA tie (about 0.98)" in flat and "worst (about 0.95)" in flat
     assert accuracy(got, "LDA") == accuracy(got, "QDA") == 0.98
     assert got["LDA minus QDA, in flowers of 150"] == 0
@@ -163,7 +154,8 @@ def test_release_code_prints_the_students_own_numbers():
     """The question's code in the release notebook, run with a student's variant, prints that
     variant in words and the numbers variant_numbers gives for it."""
     notebook = sup.release_notebook(NAME)
-    code = re.search(r"```python\n(.*?)```", _cell(notebook, "md-interpretation"), re.S).group(1)
+    question = sup.cell_by_id(notebook, "md-interpretation")
+    code = re.search(r"```python\n(.*?)```", question, re.S).group(1)
     V = next(v for v in (variant(NAME, f"s{k}") for k in range(100))
              if v["features"] != (0, 1, 2, 3) and v["shuffle"] > 0)
     out = io.StringIO()

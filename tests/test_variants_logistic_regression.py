@@ -10,7 +10,6 @@ gradient descent converges in every variant; the release prints none of the mode
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import numpy as np
@@ -25,11 +24,7 @@ SIZES = ("mean radius", "mean perimeter", "mean area")
 
 
 def _reference():
-    path = sup.ROOT / "solutions" / NAME / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{NAME}_instructor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(NAME)
 
 
 REF = _reference()

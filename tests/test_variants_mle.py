@@ -10,7 +10,6 @@ sample against the claims of the rubric; the release notebook prints none of the
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import re
 
@@ -29,11 +28,7 @@ SAMPLES = QUESTIONS[NAME][QUESTION].params["sample"]
 
 @pytest.fixture(scope="module")
 def reference():
-    path = sup.ROOT / "solutions" / NAME / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{NAME}_instructor_reference_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(NAME)
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +44,7 @@ def every_sample(reference):
 
 
 def _cell(name, cell_id):
-    nb = sup.load(sup.ROOT / name / NAME / f"{NAME}.ipynb")
-    return next(cell_source(c) for c in nb["cells"] if c.get("id") == cell_id)
+    return sup.cell_by_id(sup.load(sup.ROOT / name / NAME / f"{NAME}.ipynb"), cell_id)
 
 
 def _students(count):

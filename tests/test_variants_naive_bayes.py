@@ -11,7 +11,6 @@ question code run for a student's variant.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import itertools
 import json
@@ -40,11 +39,7 @@ LABELS = {
 
 
 def _reference():
-    path = sup.ROOT / "solutions" / NAME / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location(f"{NAME}_instructor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference(NAME)
 
 
 REFERENCE = _reference()
@@ -52,10 +47,6 @@ REFERENCE = _reference()
 
 def numbers(**params):
     return REFERENCE.variant_numbers(QUESTION, params)
-
-
-def _cell(notebook, cell_id):
-    return "".join(next(c for c in notebook["cells"] if c.get("id") == cell_id)["source"])
 
 
 def by_hand(split, pair):
@@ -105,8 +96,8 @@ def test_default_variant_gives_the_model_answers_numbers():
     rounding."""
     got = numbers(**variant(NAME, "").question(QUESTION))
     assert list(got) == list(LABELS.values())
-    text = _cell(sup.load(sup.ROOT / "solutions" / NAME / f"{NAME}.ipynb"),
-                 "interpretation-nb-overconfidence")
+    solution = sup.load(sup.ROOT / "solutions" / NAME / f"{NAME}.ipynb")
+    text = sup.cell_by_id(solution, "interpretation-nb-overconfidence")
     flat = " ".join(text.split())
     assert "about 0.92 on the test set" in flat and round(got[LABELS["accuracy"]], 2) == 0.92
     assert "about 95 % of the test tumours" in flat and round(got[LABELS["share"]]) == 95
@@ -135,7 +126,8 @@ def test_release_code_prints_the_students_own_numbers():
     """The question's code in the release notebook, run with a student's variant, prints that
     variant in words and the numbers variant_numbers gives for it (not the default's)."""
     notebook = sup.release_notebook(NAME)
-    code = re.search(r"```python\n(.*?)```", _cell(notebook, "md-interpretation"), re.S).group(1)
+    question = sup.cell_by_id(notebook, "md-interpretation")
+    code = re.search(r"```python\n(.*?)```", question, re.S).group(1)
     V = next(v for v in (variant(NAME, f"s{k}") for k in range(100))
              if v["split"] != 0 and "mean radius" not in v["pair"])
     out = io.StringIO()

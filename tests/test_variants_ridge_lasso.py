@@ -9,7 +9,6 @@ release, which must not print them.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import re
@@ -25,11 +24,7 @@ QUESTION = QUESTIONS["ridge_lasso"]["interpretation_diabetes"]
 
 @pytest.fixture(scope="module")
 def iref():
-    path = sup.ROOT / "solutions" / "ridge_lasso" / "instructor_reference.py"
-    spec = importlib.util.spec_from_file_location("ridge_lasso_instructor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sup.instructor_reference("ridge_lasso")
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +34,6 @@ def diabetes():
     data = load_diabetes()
     X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
     return X, data.target, list(data.feature_names)
-
-
-def _cell(notebook, cell_id):
-    return "".join(next(c for c in notebook["cells"] if c.get("id") == cell_id)["source"])
 
 
 def _entered(numbers):
@@ -89,7 +80,7 @@ def test_the_default_variant_is_the_model_answer(iref):
     changes = [(n, round(b), round(a)) for n, b, a in _changes(numbers)]
     assert changes == [("s2", 17, 31), ("s1", -30, -44), ("s5", 33, 43)]
     assert numbers["most correlated with bmi"] == "s5 +0.45, s4 +0.41, bp +0.40"
-    answer = _cell(sup.load(sup.ROOT / "solutions" / "ridge_lasso" / "ridge_lasso.ipynb"),
+    answer = sup.cell_by_id(sup.load(sup.ROOT / "solutions" / "ridge_lasso" / "ridge_lasso.ipynb"),
                    "interpretation-diabetes")
     for text in (r"$\lambda_{\max} \approx 43.6$", "at the 2nd, 8th and 12th penalty",
                  r"about $-30 \to -44$", r"and $+17 \to +31$", "grows from about 33 to 43",
@@ -137,13 +128,8 @@ def test_the_question_varies(iref):
     assert len({_changes(n)[0][0] for n in all_numbers.values()}) >= 4
 
 
-def test_variant_numbers_is_fast_and_refuses_other_questions(iref):
-    import time
-
-    iref.variant_numbers("interpretation_diabetes", {"removed": "s2", "grid": 80})
-    start = time.perf_counter()
-    iref.variant_numbers("interpretation_diabetes", {"removed": "s4", "grid": 60})
-    assert time.perf_counter() - start < 1.0
+def test_variant_numbers_refuses_other_questions_and_features(iref):
+    """(How fast it is, is no test's business: the manual page computes it once per variant.)"""
     with pytest.raises(ValueError, match="interpretation_diabetes"):
         iref.variant_numbers("derivation_extensions", {})
     with pytest.raises(ValueError, match="removed"):
@@ -154,7 +140,7 @@ def test_the_release_reads_the_variant_and_prints_no_model_number():
     """The student edition's question uses V (starting with print(V)) and prints none of the
     model answer's numbers or its rubric."""
     release = sup.release_notebook("ridge_lasso")
-    text = _cell(release, "md-interpretation")
+    text = sup.cell_by_id(release, "md-interpretation")
     assert 'V["removed"]' in text and 'V["grid"]' in text and "print(V)" in text
     whole = json.dumps(release, ensure_ascii=False)
     for number in ("43.6", "45.2", "12th", "-44", "+31", "0.45", "Rubric", "Variants."):
